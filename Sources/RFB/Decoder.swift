@@ -1,0 +1,52 @@
+/// One decoder per encoding, behind one interface (as TigerVNC's `Decoder`).
+///
+/// Called on the session thread only (or the benchmark's thread); never touches the UI.
+/// The engine has already checked that `rect` lies inside the framebuffer.
+///
+/// Resumable parsing: when the buffered bytes run out the decoder lets `NeedMoreData` escape;
+/// the engine rewinds the reader to `reader.committed` and calls again, with `resume: true`, once
+/// more bytes have arrived. A decoder may `commit()` after each finished unit (a row, a tile, a
+/// batch of subrects) and keep its own progress; it must not change lasting state (zlib streams,
+/// carried colours) for a unit it has not fully buffered. Writes to the framebuffer are
+/// idempotent, so redoing an uncommitted unit is harmless.
+public protocol RectDecoder: AnyObject {
+    func decode(rect: Rect, reader: inout ByteReader, fb: Framebuffer, pf: PixelConverter, resume: Bool) throws
+    /// Connection (or recording) restarted: drop stream state.
+    func reset()
+}
+
+extension RectDecoder { public func reset() {} }
+
+/// Raw: rows of pixels. Commits per row so a large rect never needs to be buffered whole.
+final class RawDecoder: RectDecoder {
+    private var rowsDone = 0
+
+    func decode(rect: Rect, reader: inout ByteReader, fb: Framebuffer, pf: PixelConverter, resume: Bool) throws {
+        if !resume { rowsDone = 0 }
+        let rowBytes = rect.w * pf.bytesPerPixel
+        if rowBytes == 0 { return }
+        while rowsDone < rect.h {
+            // as many whole rows as are buffered, converted straight into the framebuffer
+            let n = min(rect.h - rowsDone, reader.remaining / rowBytes)
+            if n == 0 { throw NeedMoreData() }
+            let src = try reader.bytes(n * rowBytes)
+            for i in 0..<n {
+                pf.convert(src + i * rowBytes, to: fb.row(rect.y + rowsDone + i) + rect.x, count: rect.w)
+            }
+            rowsDone += n
+            reader.commit()
+        }
+    }
+}
+
+/// CopyRect: a source position inside the framebuffer.
+final class CopyRectDecoder: RectDecoder {
+    func decode(rect: Rect, reader: inout ByteReader, fb: Framebuffer, pf: PixelConverter, resume: Bool) throws {
+        try reader.require(4)
+        let sx = Int(try reader.u16()), sy = Int(try reader.u16())
+        guard fb.contains(Rect(x: sx, y: sy, w: rect.w, h: rect.h)) else {
+            throw ProtocolError("CopyRect source \(rect.w)x\(rect.h)+\(sx)+\(sy) lies outside the \(fb.width)x\(fb.height) framebuffer")
+        }
+        fb.copy(from: sx, sy, to: rect)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// RFB encoding numbers (real and pseudo).
+public enum Encoding {
+    public static let raw: Int32 = 0
+    public static let copyRect: Int32 = 1
+    public static let rre: Int32 = 2
+    public static let coRRE: Int32 = 4
+    public static let hextile: Int32 = 5
+    public static let zlib: Int32 = 6
+    public static let tight: Int32 = 7
+    public static let zrle: Int32 = 16
+    // pseudo-encodings
+    public static let jpegQuality0: Int32 = -32     // -32 ... -23 = quality 0 ... 9
+    public static let desktopSize: Int32 = -223
+    public static let lastRect: Int32 = -224
+    public static let cursor: Int32 = -239
+    public static let xCursor: Int32 = -240
+    public static let compressLevel0: Int32 = -256  // -256 ... -247 = level 0 ... 9
+    public static let desktopName: Int32 = -307
+    public static let extendedDesktopSize: Int32 = -308
+
+    /// Names accepted by `--encodings`, in the spelling of vncviewer and rfbrec.py.
+    public static let byName: [String: Int32] = [
+        "raw": raw, "copyrect": copyRect, "rre": rre, "corre": coRRE, "hextile": hextile,
+        "zlib": zlib, "tight": tight, "zrle": zrle,
+    ]
+    /// Real encodings in our default order of preference (best first).
+    public static let defaultPreference: [Int32] = [tight, zrle, hextile, zlib, coRRE, rre, copyRect, raw]
+
+    public static func name(_ e: Int32) -> String {
+        if let n = byName.first(where: { $0.value == e })?.key { return n }
+        switch e {
+        case desktopSize: return "DesktopSize"
+        case lastRect: return "LastRect"
+        case cursor: return "Cursor"
+        case xCursor: return "XCursor"
+        case desktopName: return "DesktopName"
+        case extendedDesktopSize: return "ExtendedDesktopSize"
+        default: return "encoding \(e)"
+        }
+    }
+
+    /// Parses a comma-separated preference list ("zrle,copyrect"); unknown names are an error that lists the known ones.
+    public static func parseList(_ s: String) throws -> [Int32] {
+        var out: [Int32] = []
+        for part in s.split(separator: ",") {
+            let n = part.trimmingCharacters(in: .whitespaces).lowercased()
+            guard let e = byName[n] else {
+                throw ProtocolError("unknown encoding '\(n)'; known: raw,copyrect,rre,corre,hextile,zlib,zrle,tight")
+            }
+            if !out.contains(e) { out.append(e) }
+        }
+        if out.isEmpty { throw ProtocolError("empty encoding list; give e.g. --encodings zrle,copyrect") }
+        return out
+    }
+}
+

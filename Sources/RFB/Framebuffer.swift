@@ -1,0 +1,91 @@
+/// The decoded remote screen: one contiguous buffer of 0x00RRGGBB pixels (SDL's XRGB8888),
+/// `width` pixels per row, plus the damage recorded since the front end last took it.
+/// Not thread-safe by itself: the session holds its lock while decoding, the front end while uploading.
+public final class Framebuffer: @unchecked Sendable {
+    public private(set) var width: Int
+    public private(set) var height: Int
+    public private(set) var pixels: UnsafeMutablePointer<UInt32>
+    public private(set) var damage: [Rect] = []
+    /// Damage lists longer than this collapse into fewer rects (uploads of a few big rects beat many tiny ones).
+    static let maxDamageRects = 64
+
+    public init(width: Int, height: Int) {
+        self.width = max(0, width); self.height = max(0, height)
+        pixels = .allocate(capacity: max(1, self.width * self.height))
+        pixels.initialize(repeating: 0, count: max(1, self.width * self.height))
+    }
+    deinit { pixels.deallocate() }
+
+    public var bounds: Rect { Rect(x: 0, y: 0, w: width, h: height) }
+
+    /// New size: contents are kept where they overlap, the rest is black, all damaged.
+    public func resize(width w: Int, height h: Int) {
+        guard w != width || h != height else { return }
+        let n = max(1, w * h)
+        let np = UnsafeMutablePointer<UInt32>.allocate(capacity: n)
+        np.initialize(repeating: 0, count: n)
+        let cw = min(w, width)
+        for y in 0..<min(h, height) { (np + y * w).update(from: pixels + y * width, count: cw) }
+        pixels.deallocate()
+        pixels = np; width = w; height = h
+        damage = [bounds]
+    }
+
+    /// True when `r` lies inside the framebuffer (checked with Int math: no 16-bit overflow).
+    @inline(__always) public func contains(_ r: Rect) -> Bool {
+        r.x >= 0 && r.y >= 0 && r.w >= 0 && r.h >= 0 && r.x + r.w <= width && r.y + r.h <= height
+    }
+
+    @inline(__always) public func row(_ y: Int) -> UnsafeMutablePointer<UInt32> { pixels + y * width }
+
+    /// Caller has checked `contains(r)`.
+    public func fill(_ r: Rect, _ pixel: UInt32) {
+        if r.isEmpty { return }
+        for y in r.y..<r.maxY { (pixels + y * width + r.x).update(repeating: pixel, count: r.w) }
+    }
+
+    /// CopyRect: caller has checked both rects. Overlapping copies go in the safe direction.
+    public func copy(from sx: Int, _ sy: Int, to r: Rect) {
+        if r.isEmpty { return }
+        if sy < r.y {
+            for y in stride(from: r.h - 1, through: 0, by: -1) {
+                (pixels + (r.y + y) * width + r.x).update(from: pixels + (sy + y) * width + sx, count: r.w)
+            }
+        } else {
+            for y in 0..<r.h {
+                // update(from:) is memmove-safe for the same-row overlap case
+                UnsafeMutableRawPointer(pixels + (r.y + y) * width + r.x)
+                    .copyMemory(from: pixels + (sy + y) * width + sx, byteCount: r.w * 4)
+            }
+        }
+    }
+
+    /// Records `r` as changed since the last `takeDamage()`.
+    public func addDamage(_ r: Rect) {
+        let c = r.intersection(bounds)
+        if c.isEmpty { return }
+        // Absorb into an existing rect when that adds little area; this keeps uploads few and large.
+        for i in damage.indices {
+            let u = damage[i].union(c)
+            if u.area <= damage[i].area + c.area + (c.area >> 1) { damage[i] = u; return }
+        }
+        damage.append(c)
+        if damage.count > Framebuffer.maxDamageRects {
+            // Collapse by merging neighbours pairwise in y order.
+            damage.sort { $0.y < $1.y }
+            var merged: [Rect] = []
+            var i = 0
+            while i < damage.count {
+                merged.append(i + 1 < damage.count ? damage[i].union(damage[i + 1]) : damage[i])
+                i += 2
+            }
+            damage = merged
+        }
+    }
+
+    /// Hands the damage to the front end and starts a new list.
+    public func takeDamage() -> [Rect] { defer { damage = [] }; return damage }
+
+    /// Copy of the pixels (tests and snapshots).
+    public func snapshotPixels() -> [UInt32] { Array(UnsafeBufferPointer(start: pixels, count: width * height)) }
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs every Debian package Farcast's build, viewer and tests need.
+# Idempotent: runs apt-get only when something is missing.
+set -euo pipefail
+PKGS=(
+  # build: system libraries reached through pkg-config
+  pkg-config libsdl2-dev libsdl2-ttf-dev zlib1g-dev libturbojpeg0-dev libxkbcommon-dev libssl-dev
+  fonts-dejavu-core
+  # real VNC servers and X tools for the local desktop and the interop tests
+  tigervnc-standalone-server tigervnc-tools x11vnc xvfb xauth x11-utils x11-xserver-utils
+  x11-apps xterm xfonts-base twm xdotool imagemagick mate-backgrounds
+  # harness in ../shared/tools
+  python3 procps
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "install-deps: ok"
