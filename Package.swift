@@ -27,7 +27,7 @@ let package = Package(
             "RFB", "VNCSession",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "RFBTests", dependencies: ["RFB"]),
+        .testTarget(name: "RFBTests", dependencies: ["RFB", "CZlib", "CTurboJPEG"]),
         .testTarget(name: "InteropTests", dependencies: ["RFB", "VNCSession"]),
     ],
     swiftLanguageModes: [.v6]
