@@ -1,0 +1,498 @@
+/// What the client asks of the server and how it authenticates.
+public struct ClientSettings: Sendable {
+    /// Pixel format to request; the framebuffer is always 32 bpp and other formats are converted while decoding.
+    public var pixelFormat: PixelFormat = .native
+    /// Real encodings in order of preference (sent exactly in this order).
+    public var encodings: [Int32] = [Encoding.tight, Encoding.copyRect, Encoding.zrle, Encoding.hextile,
+                                     Encoding.zlib, Encoding.coRRE, Encoding.rre, Encoding.raw]
+    /// Tight JPEG quality 0–9; nil asks for lossless.
+    public var jpegQuality: Int? = nil
+    /// Compression level 0–9; nil leaves the server's default.
+    public var compressLevel: Int? = nil
+    public var shared = true
+    /// Pseudo-encodings we handle.
+    public var wantCursor = true
+    public var wantDesktopSize = true
+    public var wantLastRect = true
+    public var wantDesktopName = true
+    /// Security types we accept, strongest first (vncviewer's SecurityTypes).
+    public var securityTypes: [UInt8] = [SecurityType.vncAuth, SecurityType.none]
+    /// Password for VNC authentication (never logged).
+    public var password: [UInt8]? = nil
+
+    public init() {}
+
+    /// The SetEncodings list: real encodings, then the pseudo-encodings.
+    public var encodingList: [Int32] {
+        var l = encodings
+        if wantCursor { l.append(Encoding.cursor) }
+        if wantDesktopSize { l.append(Encoding.desktopSize) }
+        if wantLastRect { l.append(Encoding.lastRect) }
+        if wantDesktopName { l.append(Encoding.desktopName) }
+        if let q = jpegQuality { l.append(Encoding.jpegQuality0 + Int32(max(0, min(9, q)))) }
+        if let c = compressLevel { l.append(Encoding.compressLevel0 + Int32(max(0, min(9, c)))) }
+        return l
+    }
+}
+
+public enum SecurityType {
+    public static let invalid: UInt8 = 0
+    public static let none: UInt8 = 1
+    public static let vncAuth: UInt8 = 2
+    public static func name(_ t: UInt8) -> String {
+        switch t {
+        case 1: return "None"
+        case 2: return "VncAuth"
+        case 5: return "RA2"
+        case 6: return "RA2ne"
+        case 16: return "Tight"
+        case 18: return "TLS"
+        case 19: return "VeNCrypt"
+        case 30: return "Apple Remote Desktop"
+        case 129: return "RA2_256"
+        case 130: return "RA2ne_256"
+        default: return "type \(t)"
+        }
+    }
+}
+
+/// Something the engine reports to whoever drives it, in order.
+public enum EngineEvent: Equatable, Sendable {
+    /// Security negotiated (type) — useful for `--verbose`.
+    case securityChosen(UInt8)
+    /// ServerInit arrived; the framebuffer exists.
+    case ready(name: String, width: Int, height: Int)
+    case updateBegan
+    /// A FramebufferUpdate is complete: the framebuffer is coherent.
+    case updateEnded(rects: Int)
+    case resized(width: Int, height: Int)
+    case bell
+    /// ServerCutText, converted from ISO 8859-1.
+    case cutText(String)
+    /// ServerCutText above Limits.maxCutTextLength: skipped as it arrived.
+    case cutTextSkipped(length: Int)
+    case cursor(CursorImage)
+    case desktopName(String)
+    case colourMapChanged
+}
+
+/// The client side of RFB as a sans-I/O state machine (TigerVNC's CConnection without sockets):
+/// `feed()` bytes from the server, `takeOutput()` bytes to send, `takeEvents()` what happened.
+/// Used from one thread at a time (the session thread or a benchmark); the framebuffer is written
+/// only inside `feed()`.
+public final class ClientEngine {
+    public enum Phase: Equatable, Sendable { case version, security, authenticating, initialising, normal, failed }
+
+    public let settings: ClientSettings
+    public private(set) var phase: Phase = .version
+    public private(set) var framebuffer: Framebuffer?
+    public private(set) var serverFormat: PixelFormat?
+    public private(set) var desktopName = ""
+    /// Protocol minor version in use: 3, 7 or 8.
+    public private(set) var minorVersion = 8
+    public private(set) var converter: PixelConverter
+    /// Statistics for benchmarks: updates, rects and real-encoding pixels decoded.
+    public private(set) var stats = Stats()
+    public struct Stats: Sendable { public var updates = 0, rects = 0, pixels = 0, bytes = 0 }
+
+    /// Request the next update as soon as one starts arriving (hides a round trip).
+    public var pipelineRequests = true
+
+    private var output: [UInt8] = []
+    private var events: [EngineEvent] = []
+    private let input = InputBuffer()
+    private var decoders: [Int32: RectDecoder] = makeDecoders()
+
+    private enum State {
+        case version
+        case securityType33            // 3.3: server decides, u32
+        case securityList              // 3.7+: count + types
+        case vncChallenge
+        case securityResult(UInt8)     // chosen type
+        case failureReason(prefix: String)
+        case serverInit
+        case messageType
+        case updateHeader
+        case rectHeader
+        case rect(Rect, Int32, resume: Bool)
+        case skipping(Int)             // oversized cut text
+        case failed
+    }
+    private var state: State = .version
+    private var rectsLeft = 0
+    private var rectsInUpdate = 0
+
+    public init(settings: ClientSettings) {
+        self.settings = settings
+        converter = PixelConverter(format: settings.pixelFormat)
+    }
+
+    public func takeOutput() -> [UInt8] { defer { output.removeAll(keepingCapacity: true) }; return output }
+    public var hasOutput: Bool { !output.isEmpty }
+    public func takeEvents() -> [EngineEvent] { defer { events.removeAll(keepingCapacity: true) }; return events }
+
+    // MARK: feeding
+
+    /// Buffers `count` bytes and parses everything complete. A ProtocolError ends the connection.
+    public func feed(_ bytes: UnsafeRawPointer, count: Int) throws {
+        input.append(bytes, count)
+        try parse()
+    }
+
+    public func feed(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { if let b = $0.baseAddress { try feed(b, count: $0.count) } }
+    }
+
+    /// Lets a transport receive straight into the engine's buffer: `body` gets room for
+    /// `atLeast` bytes and returns how many it wrote.
+    public func receive(atLeast n: Int, _ body: (UnsafeMutableRawPointer, Int) throws -> Int) throws -> Int {
+        let tail = input.reserve(n)
+        let got = try body(tail, input.capacity - input.end)
+        if got > 0 { input.end += got; try parse() }
+        return got
+    }
+
+    private func fail(_ e: ProtocolError) -> ProtocolError { state = .failed; phase = .failed; return e }
+
+    private func parse() throws {
+        if case .failed = state { throw ProtocolError("connection already failed") }
+        let consumed: Int
+        do {
+            consumed = try parseLoop()
+        } catch let e as ProtocolError {
+            throw fail(e)
+        }
+        stats.bytes += consumed
+        input.consume(consumed)
+    }
+
+    /// Parses units until the buffer runs short. Returns bytes consumed.
+    private func parseLoop() throws -> Int {
+        var r = ByteReader(base: UnsafePointer(input.storage + input.start), count: input.count)
+        while true {
+            r.commit()
+            do {
+                if try !step(&r) { return r.pos }
+            } catch is NeedMoreData {
+                if case .rect(let rect, let enc, _) = state { state = .rect(rect, enc, resume: true) }
+                return r.committed
+            }
+        }
+    }
+
+    // MARK: the state machine
+
+    /// One unit. Returns false when there is nothing more to do without new bytes.
+    private func step(_ r: inout ByteReader) throws -> Bool {
+        switch state {
+        case .failed:
+            return false
+        case .version:
+            try r.require(12)
+            let s = try r.string(12)
+            try handleVersion(s)
+        case .securityType33:
+            let t = try r.u32()
+            switch t {
+            case 0: state = .failureReason(prefix: "server refused the connection")
+            case UInt32(SecurityType.none):
+                guard settings.securityTypes.contains(SecurityType.none) else {
+                    throw ProtocolError("server wants security type None, which --security excludes")
+                }
+                events.append(.securityChosen(SecurityType.none)); startInit()
+            case UInt32(SecurityType.vncAuth):
+                guard settings.securityTypes.contains(SecurityType.vncAuth) else {
+                    throw ProtocolError("server wants VNC authentication, which --security excludes")
+                }
+                events.append(.securityChosen(SecurityType.vncAuth)); state = .vncChallenge; phase = .authenticating
+            default:
+                throw ProtocolError("server (RFB 3.3) chose security type \(t), which this viewer does not support")
+            }
+        case .securityList:
+            try r.require(1)
+            let n = Int(r.base[r.pos])
+            if n == 0 { r.pos += 1; state = .failureReason(prefix: "server refused the connection"); return true }
+            try r.require(1 + n)
+            r.pos += 1
+            let offered = (0..<n).map { r.base[r.pos + $0] }
+            r.pos += n
+            guard let chosen = settings.securityTypes.first(where: { offered.contains($0) }) else {
+                let names = offered.map { SecurityType.name($0) }.joined(separator: ", ")
+                let ours = settings.securityTypes.map { SecurityType.name($0) }.joined(separator: ", ")
+                throw ProtocolError("no common security type: server offers \(names); this viewer accepts \(ours)")
+            }
+            output.append(chosen)
+            events.append(.securityChosen(chosen))
+            if chosen == SecurityType.vncAuth { state = .vncChallenge; phase = .authenticating }
+            else if minorVersion >= 8 { state = .securityResult(chosen) }
+            else { startInit() }   // 3.7 sends no SecurityResult for None
+        case .vncChallenge:
+            try r.require(16)
+            let challenge = Array(UnsafeBufferPointer(start: try r.bytes(16), count: 16))
+            guard let pw = settings.password else {
+                throw ProtocolError("server requires a VNC password: give --password-file FILE or set VNC_PASSWORD")
+            }
+            output += vncAuthResponse(challenge, pw) // VNCAUTH-PENDING
+            state = .securityResult(SecurityType.vncAuth)
+        case .securityResult(let chosen):
+            let res = try r.u32()
+            if res == 0 { startInit(); return true }
+            let what = chosen == SecurityType.vncAuth ? "authentication failed (wrong password?)" : "security handshake failed"
+            if minorVersion >= 8 { state = .failureReason(prefix: what) }
+            else { throw ProtocolError(res == 2 ? "authentication failed: too many attempts" : what) }
+        case .failureReason(let prefix):
+            let len = Int(try r.u32())
+            guard len <= Limits.maxReasonLength else {
+                throw ProtocolError("\(prefix); its reason is \(len) bytes long, over the \(Limits.maxReasonLength)-byte limit")
+            }
+            let reason = try r.string(len)
+            throw ProtocolError(reason.isEmpty ? prefix : "\(prefix): \(sanitize(reason))")
+        case .serverInit:
+            try r.require(24)
+            let w = Int(try r.u16()), h = Int(try r.u16())
+            let pf = PixelFormat(wire: try r.bytes(16))
+            let nameLen = Int(try r.u32())
+            guard nameLen <= Limits.maxDesktopNameLength else {
+                throw ProtocolError("ServerInit desktop name is \(nameLen) bytes long (limit \(Limits.maxDesktopNameLength))")
+            }
+            let name = try r.string(nameLen)
+            try checkSize(w, h, what: "ServerInit")
+            serverFormat = pf
+            desktopName = name
+            framebuffer = Framebuffer(width: w, height: h)
+            phase = .normal
+            state = .messageType
+            // Our format, our encodings, then the first full update.
+            output += ClientMessage.setPixelFormat(settings.pixelFormat)
+            output += ClientMessage.setEncodings(settings.encodingList)
+            output += ClientMessage.updateRequest(incremental: false, Rect(x: 0, y: 0, w: w, h: h))
+            events.append(.ready(name: name, width: w, height: h))
+        case .messageType:
+            try parseMessage(&r)
+        case .updateHeader:
+            try r.require(3)
+            r.pos += 1
+            let n = Int(try r.u16())
+            rectsLeft = n == 0xffff ? Int.max : n   // 0xFFFF: count unknown, ended by LastRect
+            rectsInUpdate = 0
+            events.append(.updateBegan)
+            if pipelineRequests { requestUpdate() }
+            if rectsLeft == 0 { endUpdate() } else { state = .rectHeader }
+        case .rectHeader:
+            try r.require(12)
+            let x = Int(try r.u16()), y = Int(try r.u16()), w = Int(try r.u16()), h = Int(try r.u16())
+            let enc = try r.s32()
+            try beginRect(Rect(x: x, y: y, w: w, h: h), enc, &r)
+        case .rect(let rect, let enc, let resume):
+            guard let fb = framebuffer, let dec = decoders[enc] else { throw ProtocolError("internal: no decoder") }
+            try dec.decode(rect: rect, reader: &r, fb: fb, pf: converter, resume: resume)
+            fb.addDamage(rect)
+            stats.pixels += rect.area
+            finishRect()
+        case .skipping(let left):
+            let n = min(left, r.remaining)
+            if n == 0 { return false }
+            r.pos += n
+            state = left - n == 0 ? .messageType : .skipping(left - n)
+        }
+        return true
+    }
+
+    private func handleVersion(_ s: String) throws {
+        // "RFB xxx.yyy\n"
+        let u = Array(s.utf8)
+        guard u.count == 12, s.hasPrefix("RFB "), u[7] == UInt8(ascii: "."), u[11] == 10,
+              let major = Int(String(decoding: u[4..<7], as: UTF8.self)),
+              let minor = Int(String(decoding: u[8..<11], as: UTF8.self)) else {
+            throw ProtocolError("not an RFB server: it greeted with \(sanitize(s).debugDescription)")
+        }
+        // As TigerVNC: below 3.3 is unusable; 3.3–3.6 speak 3.3; 3.7; 3.8 and anything
+        // newer (3.889 from macOS, RealVNC's 4.x/5.x) speak 3.8.
+        if major < 3 || (major == 3 && minor < 3) {
+            throw ProtocolError("server speaks RFB \(major).\(minor), older than 3.3, which this viewer does not support")
+        }
+        if major == 3 && minor < 7 { minorVersion = 3 }
+        else if major == 3 && minor == 7 { minorVersion = 7 }
+        else { minorVersion = 8 }
+        output += Array(String(format3(minorVersion)).utf8)
+        phase = .security
+        state = minorVersion == 3 ? .securityType33 : .securityList
+    }
+
+    private func format3(_ minor: Int) -> String { "RFB 003.00\(minor)\n" }
+
+    private func startInit() {
+        output.append(settings.shared ? 1 : 0)
+        phase = .initialising
+        state = .serverInit
+    }
+
+    private func checkSize(_ w: Int, _ h: Int, what: String) throws {
+        guard w <= Limits.maxFramebufferDimension, h <= Limits.maxFramebufferDimension,
+              w * h <= Limits.maxFramebufferPixels else {
+            throw ProtocolError("\(what) asks for a \(w)x\(h) framebuffer, over the \(Limits.maxFramebufferDimension)x\(Limits.maxFramebufferDimension) limit")
+        }
+    }
+
+    private func parseMessage(_ r: inout ByteReader) throws {
+        let type = try r.u8()
+        switch type {
+        case 0:
+            state = .updateHeader
+        case 1: // SetColourMapEntries
+            try r.require(5)
+            r.pos += 1
+            let first = Int(try r.u16()), n = Int(try r.u16())
+            try r.require(n * 6)
+            let size = converter.colourMapSize
+            if size > 0 {
+                guard first + n <= size else {
+                    throw ProtocolError("SetColourMapEntries writes entries \(first)..<\(first + n), past the \(size)-entry colour map")
+                }
+                for i in 0..<n {
+                    let red = try r.u16(), green = try r.u16(), blue = try r.u16()
+                    converter.setColourMapEntry(first + i, r: red, g: green, b: blue)
+                }
+                events.append(.colourMapChanged)
+            } else {
+                r.pos += n * 6   // true colour: a colour map means nothing to us
+            }
+        case 2:
+            events.append(.bell)
+        case 3: // ServerCutText
+            try r.require(7)
+            r.pos += 3
+            let len = Int(try r.u32())
+            if len > Limits.maxCutTextLength {
+                // Skip as it arrives: never buffer what a length field claims.
+                events.append(.cutTextSkipped(length: len))
+                state = .skipping(len)
+                return
+            }
+            let p = try r.bytes(len)
+            // ISO 8859-1: each byte is the Unicode scalar of the same value.
+            var s = String.UnicodeScalarView()
+            for i in 0..<len { s.append(Unicode.Scalar(p[i])) }
+            events.append(.cutText(String(s)))
+        default:
+            throw ProtocolError("unknown server message type \(type)")
+        }
+    }
+
+    private func beginRect(_ rect: Rect, _ enc: Int32, _ r: inout ByteReader) throws {
+        guard let fb = framebuffer else { throw ProtocolError("internal: update before ServerInit") }
+        stats.rects += 1
+        switch enc {
+        case Encoding.lastRect:
+            endUpdate()
+        case Encoding.desktopSize:
+            try checkSize(rect.w, rect.h, what: "DesktopSize")
+            fb.resize(width: rect.w, height: rect.h)
+            events.append(.resized(width: rect.w, height: rect.h))
+            finishRect()
+        case Encoding.extendedDesktopSize:
+            // Layout parsing belongs to the monitor support; here: consume it and take the size.
+            try r.require(4)
+            let n = Int(r.base[r.pos])
+            try r.require(4 + 16 * n)
+            r.pos += 4 + 16 * n
+            if rect.x == 0 || rect.y == 0 {  // y is the status of a reply; non-zero means the request failed
+                try checkSize(rect.w, rect.h, what: "ExtendedDesktopSize")
+                if rect.w != fb.width || rect.h != fb.height {
+                    fb.resize(width: rect.w, height: rect.h)
+                    events.append(.resized(width: rect.w, height: rect.h))
+                }
+            }
+            finishRect()
+        case Encoding.desktopName:
+            let len = Int(try r.u32())
+            guard len <= Limits.maxDesktopNameLength else {
+                throw ProtocolError("DesktopName is \(len) bytes long (limit \(Limits.maxDesktopNameLength))")
+            }
+            desktopName = try r.string(len)
+            events.append(.desktopName(desktopName))
+            finishRect()
+        case Encoding.cursor:
+            try parseCursor(rect, &r)
+            finishRect()
+        default:
+            guard decoders[enc] != nil else {
+                throw ProtocolError("server sent a rectangle in \(Encoding.name(enc)), which this viewer does not know")
+            }
+            guard fb.contains(rect) else {
+                throw ProtocolError("\(Encoding.name(enc)) rectangle \(rect) extends past the \(fb.width)x\(fb.height) framebuffer")
+            }
+            state = .rect(rect, enc, resume: false)
+        }
+    }
+
+    private func parseCursor(_ rect: Rect, _ r: inout ByteReader) throws {
+        let w = rect.w, h = rect.h
+        guard w <= Limits.maxCursorDimension, h <= Limits.maxCursorDimension else {
+            throw ProtocolError("cursor of \(w)x\(h) is over the \(Limits.maxCursorDimension)x\(Limits.maxCursorDimension) limit")
+        }
+        let bpp = converter.bytesPerPixel
+        let maskRow = (w + 7) / 8
+        try r.require(w * h * bpp + maskRow * h)
+        let pix = try r.bytes(w * h * bpp)
+        let mask = try r.bytes(maskRow * h)
+        var argb = [UInt32](repeating: 0, count: w * h)
+        for y in 0..<h {
+            for x in 0..<w {
+                let visible = mask[y * maskRow + x / 8] & (0x80 >> UInt8(x % 8)) != 0
+                if visible { argb[y * w + x] = 0xff00_0000 | converter.pixel(pix + (y * w + x) * bpp) }
+            }
+        }
+        // A hotspot outside the image is clamped rather than trusted.
+        let hx = min(rect.x, max(0, w - 1)), hy = min(rect.y, max(0, h - 1))
+        events.append(.cursor(CursorImage(width: w, height: h, hotX: hx, hotY: hy, argb: argb)))
+    }
+
+    private func finishRect() {
+        rectsInUpdate += 1
+        if rectsLeft != Int.max { rectsLeft -= 1 }
+        if rectsLeft == 0 { endUpdate() } else { state = .rectHeader }
+    }
+
+    private func endUpdate() {
+        stats.updates += 1
+        events.append(.updateEnded(rects: rectsInUpdate))
+        state = .messageType
+        if !pipelineRequests { requestUpdate() }
+    }
+
+    // MARK: client messages
+
+    /// Incremental request for the whole framebuffer.
+    public func requestUpdate(incremental: Bool = true) {
+        guard let fb = framebuffer else { return }
+        output += ClientMessage.updateRequest(incremental: incremental, fb.bounds)
+    }
+
+    public func sendPointer(x: Int, y: Int, buttons: UInt8) {
+        guard phase == .normal else { return }
+        output += ClientMessage.pointerEvent(x: x, y: y, buttons: buttons)
+    }
+
+    public func sendKey(_ keysym: UInt32, down: Bool) {
+        guard phase == .normal else { return }
+        output += ClientMessage.keyEvent(keysym: keysym, down: down)
+    }
+
+    /// Classic cut text: characters Latin-1 cannot carry are left out; returns how many were.
+    @discardableResult
+    public func sendCutText(_ text: String) -> Int {
+        guard phase == .normal else { return 0 }
+        var bytes: [UInt8] = []
+        var dropped = 0
+        for s in text.unicodeScalars { if s.value < 256 { bytes.append(UInt8(s.value)) } else { dropped += 1 } }
+        output += ClientMessage.clientCutText(latin1: bytes)
+        return dropped
+    }
+
+    private func sanitize(_ s: String) -> String {
+        String(s.unicodeScalars.filter { $0.value >= 32 && $0.value != 127 }.prefix(500).map(Character.init))
+    }
+}
+// VNCAUTH-PENDING: replaced by VNCAuth.response once that file lands
+private func vncAuthResponse(_ c: [UInt8], _ p: [UInt8]) -> [UInt8] { [UInt8](repeating: 0, count: 16) }

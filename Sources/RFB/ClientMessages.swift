@@ -1,0 +1,30 @@
+/// Client-to-server messages. Every padding byte is zero.
+public enum ClientMessage {
+    public static func setPixelFormat(_ pf: PixelFormat) -> [UInt8] { [0, 0, 0, 0] + pf.wireBytes }
+
+    public static func setEncodings(_ encs: [Int32]) -> [UInt8] {
+        var b: [UInt8] = [2, 0, UInt8(encs.count >> 8 & 0xff), UInt8(encs.count & 0xff)]
+        for e in encs { let u = UInt32(bitPattern: e); b += [UInt8(u >> 24), UInt8(u >> 16 & 0xff), UInt8(u >> 8 & 0xff), UInt8(u & 0xff)] }
+        return b
+    }
+
+    public static func updateRequest(incremental: Bool, _ r: Rect) -> [UInt8] {
+        [3, incremental ? 1 : 0] + u16(r.x) + u16(r.y) + u16(r.w) + u16(r.h)
+    }
+
+    public static func keyEvent(keysym: UInt32, down: Bool) -> [UInt8] {
+        [4, down ? 1 : 0, 0, 0, UInt8(keysym >> 24), UInt8(keysym >> 16 & 0xff), UInt8(keysym >> 8 & 0xff), UInt8(keysym & 0xff)]
+    }
+
+    public static func pointerEvent(x: Int, y: Int, buttons: UInt8) -> [UInt8] {
+        [5, buttons] + u16(x) + u16(y)
+    }
+
+    /// Classic ClientCutText carries ISO 8859-1.
+    public static func clientCutText(latin1 bytes: [UInt8]) -> [UInt8] {
+        [6, 0, 0, 0] + u32(bytes.count) + bytes
+    }
+
+    static func u16(_ v: Int) -> [UInt8] { let c = UInt16(clamping: max(0, v)); return [UInt8(c >> 8), UInt8(c & 0xff)] }
+    static func u32(_ v: Int) -> [UInt8] { let c = UInt32(clamping: max(0, v)); return [UInt8(c >> 24), UInt8(c >> 16 & 0xff), UInt8(c >> 8 & 0xff), UInt8(c & 0xff)] }
+}
