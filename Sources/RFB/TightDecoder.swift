@@ -1,0 +1,293 @@
+import CTurboJPEG
+
+/// Tight (encoding 7): a compression-control byte (bits 0-3 reset zlib streams 0-3, bits 4-7 the
+/// type), then fill (one TPIXEL), JPEG, or basic compression with an optional filter on one of
+/// four connection-long zlib streams.
+final class TightDecoder: RectDecoder {
+    /// Basic data shorter than this is sent as is, without a length (the protocol's constant).
+    static let minToCompress = 12
+    static let fillType = 0x8, jpegType = 0x9, pngType = 0xA
+    static let filterCopy = 0, filterPalette = 1, filterGradient = 2
+
+    private let streams = [ZStream(), ZStream(), ZStream(), ZStream()]
+    private let scratch = ScratchBuffer()
+    /// 256 entries: an 8-bit index can never leave the table; indices past the palette are checked per rect.
+    private let palette: UnsafeMutablePointer<UInt32>
+    /// Gradient filter: the previous row's reconstructed components, 3 per pixel.
+    private var gradientRow: UnsafeMutablePointer<Int32>
+    private var gradientCapacity: Int
+    private var jpeg: tjhandle?
+
+    init() {
+        palette = .allocate(capacity: 256)
+        palette.initialize(repeating: 0, count: 256)
+        gradientCapacity = 64 * 3
+        gradientRow = .allocate(capacity: gradientCapacity)
+    }
+
+    deinit {
+        palette.deallocate()
+        gradientRow.deallocate()
+        if let j = jpeg { tjDestroy(j) }
+    }
+
+    func reset() { for s in streams { s.reset() } }
+
+    func decode(rect: Rect, reader: inout ByteReader, fb: Framebuffer, pf: PixelConverter, resume: Bool) throws {
+        // One unit per rect: every byte of the rect is required before a stream is reset or fed,
+        // since zlib state cannot be rewound.
+        let ctl = try reader.u8()
+        let resets = ctl & 0x0f
+        let type = Int(ctl >> 4)
+        switch type {
+        case TightDecoder.fillType:
+            let p = try reader.bytes(pf.tpixelSize)
+            applyResets(resets)
+            fb.fill(rect, pf.tpixel(p))
+        case TightDecoder.jpegType:
+            try decodeJPEG(rect: rect, reader: &reader, fb: fb, resets: resets)
+        case TightDecoder.pngType:
+            throw ProtocolError("Tight rect \(rect): control byte 0x\(hex(ctl)) asks for PNG, which only TightPNG may send")
+        case 0..<8:
+            try decodeBasic(rect: rect, reader: &reader, fb: fb, pf: pf, type: type, resets: resets)
+        default:
+            throw ProtocolError("Tight rect \(rect): invalid compression control byte 0x\(hex(ctl)) (type 0x\(hex(UInt8(type))))")
+        }
+    }
+
+    private func applyResets(_ bits: UInt8) {
+        if bits == 0 { return }
+        for i in 0..<4 where bits & (1 << i) != 0 { streams[i].reset() }
+    }
+
+    // MARK: basic compression
+
+    private func decodeBasic(rect: Rect, reader: inout ByteReader, fb: Framebuffer, pf: PixelConverter,
+                             type: Int, resets: UInt8) throws {
+        let streamId = type & 3
+        let filter = type & 4 != 0 ? Int(try reader.u8()) : TightDecoder.filterCopy
+        let tpx = pf.tpixelSize
+        var paletteSize = 0
+        var paletteBytes: UnsafePointer<UInt8>?
+        let rowSize: Int
+        switch filter {
+        case TightDecoder.filterCopy:
+            rowSize = rect.w * tpx
+        case TightDecoder.filterPalette:
+            paletteSize = Int(try reader.u8()) + 1
+            paletteBytes = try reader.bytes(paletteSize * tpx)
+            // 1 bit per pixel for up to two colours (as TigerVNC and noVNC), else a byte
+            rowSize = paletteSize <= 2 ? (rect.w + 7) / 8 : rect.w
+        case TightDecoder.filterGradient:
+            guard pf.format.trueColour else {
+                throw ProtocolError("Tight rect \(rect): gradient filter needs a true-colour pixel format, not \(pf.format)")
+            }
+            rowSize = rect.w * tpx
+        default:
+            throw ProtocolError("Tight rect \(rect): unknown filter id \(filter)")
+        }
+        let dataSize = rowSize * rect.h
+
+        let data: UnsafePointer<UInt8>
+        if dataSize < TightDecoder.minToCompress {
+            data = try reader.bytes(dataSize)
+            applyResets(resets)
+        } else {
+            let length = try reader.compactLength()
+            let limit = Limits.maxCompressedLength(rawSize: dataSize)
+            guard length <= limit else {
+                throw ProtocolError("Tight rect \(rect): compressed length \(length) exceeds the limit of \(limit) bytes for \(dataSize) bytes of data")
+            }
+            let compressed = try reader.bytes(length)
+            applyResets(resets)
+            scratch.reserve(dataSize)
+            try streams[streamId].inflateExactly(compressed, count: length, into: scratch.pointer, size: dataSize,
+                                                 what: "Tight rect \(rect) zlib stream \(streamId)")
+            data = UnsafePointer(scratch.pointer)
+        }
+        if rect.isEmpty { return }
+
+        if let pb = paletteBytes {
+            try drawPalette(rect: rect, fb: fb, pf: pf, colours: pb, count: paletteSize, data: data, rowSize: rowSize)
+        } else if filter == TightDecoder.filterGradient {
+            drawGradient(rect: rect, fb: fb, pf: pf, data: data)
+        } else {
+            drawCopy(rect: rect, fb: fb, pf: pf, data: data, rowSize: rowSize)
+        }
+    }
+
+    private func drawCopy(rect: Rect, fb: Framebuffer, pf: PixelConverter, data: UnsafePointer<UInt8>, rowSize: Int) {
+        if pf.tightRGB {
+            for row in 0..<rect.h {
+                var s = data + row * rowSize
+                let d = fb.row(rect.y + row) + rect.x
+                for x in 0..<rect.w {
+                    d[x] = UInt32(s[0]) << 16 | UInt32(s[1]) << 8 | UInt32(s[2]); s += 3
+                }
+            }
+        } else {
+            for row in 0..<rect.h {
+                pf.convert(data + row * rowSize, to: fb.row(rect.y + row) + rect.x, count: rect.w)
+            }
+        }
+    }
+
+    private func drawPalette(rect: Rect, fb: Framebuffer, pf: PixelConverter, colours: UnsafePointer<UInt8>, count: Int,
+                             data: UnsafePointer<UInt8>, rowSize: Int) throws {
+        let tpx = pf.tpixelSize
+        let pal = palette
+        for i in 0..<count { pal[i] = pf.tpixel(colours + i * tpx) }
+        for i in count..<256 { pal[i] = 0 }
+        let w = rect.w
+        if count <= 2 {
+            if count == 1 {
+                // one colour at 1 bit per pixel: any set bit (ignoring row padding) is index 1
+                let tailMask = UInt8(truncatingIfNeeded: 0xff00 >> (w & 7 == 0 ? 8 : w & 7))
+                for row in 0..<rect.h {
+                    let s = data + row * rowSize
+                    var bits: UInt8 = 0
+                    for i in 0..<(rowSize - 1) { bits |= s[i] }
+                    bits |= s[rowSize - 1] & tailMask
+                    if bits != 0 {
+                        throw ProtocolError("Tight rect \(rect): palette index 1 past the 1-colour palette")
+                    }
+                }
+            }
+            let c0 = pal[0], c1 = pal[1]
+            let full = w >> 3
+            for row in 0..<rect.h {
+                let s = data + row * rowSize
+                var d = fb.row(rect.y + row) + rect.x
+                for i in 0..<full {
+                    let b = s[i]
+                    d[0] = b & 0x80 != 0 ? c1 : c0; d[1] = b & 0x40 != 0 ? c1 : c0
+                    d[2] = b & 0x20 != 0 ? c1 : c0; d[3] = b & 0x10 != 0 ? c1 : c0
+                    d[4] = b & 0x08 != 0 ? c1 : c0; d[5] = b & 0x04 != 0 ? c1 : c0
+                    d[6] = b & 0x02 != 0 ? c1 : c0; d[7] = b & 0x01 != 0 ? c1 : c0
+                    d += 8
+                }
+                if w & 7 != 0 {
+                    let b = s[full]
+                    for k in 0..<(w & 7) { d[k] = (b << UInt8(k)) & 0x80 != 0 ? c1 : c0 }
+                }
+            }
+        } else {
+            // the table has 256 entries, so the loop is memory-safe; the largest index is checked after
+            var top: UInt8 = 0
+            for row in 0..<rect.h {
+                let s = data + row * rowSize
+                let d = fb.row(rect.y + row) + rect.x
+                for x in 0..<w {
+                    let i = s[x]
+                    top = max(top, i)
+                    d[x] = pal[Int(i)]
+                }
+            }
+            if Int(top) >= count {
+                throw ProtocolError("Tight rect \(rect): palette index \(top) past the \(count)-colour palette")
+            }
+        }
+    }
+
+    /// Gradient filter: each component is a delta against clamp(left + above - above-left, 0, max).
+    private func drawGradient(rect: Rect, fb: Framebuffer, pf: PixelConverter, data: UnsafePointer<UInt8>) {
+        let w = rect.w
+        if gradientCapacity < w * 3 {
+            gradientRow.deallocate()
+            gradientCapacity = w * 3
+            gradientRow = .allocate(capacity: gradientCapacity)
+        }
+        let prev = gradientRow
+        prev.update(repeating: 0, count: w * 3)
+        let f = pf.format
+        let rgb = pf.tightRGB
+        // 8-bit components in R,G,B byte order for 24-bit TPIXELs, else the pixel format's own fields
+        let maxR = rgb ? 255 : Int32(f.redMax), maxG = rgb ? 255 : Int32(f.greenMax), maxB = rgb ? 255 : Int32(f.blueMax)
+        let shR = UInt32(f.redShift), shG = UInt32(f.greenShift), shB = UInt32(f.blueShift)
+        let bpp = pf.tpixelSize
+        let bigEndian = f.bigEndian
+        @inline(__always) func predict(_ left: Int32, _ up: Int32, _ upLeft: Int32, _ mx: Int32) -> Int32 {
+            min(max(left + up - upLeft, 0), mx)
+        }
+        for row in 0..<rect.h {
+            var s = data + row * w * bpp
+            let d = fb.row(rect.y + row) + rect.x
+            var lr: Int32 = 0, lg: Int32 = 0, lb: Int32 = 0      // left neighbour (this row)
+            var ulr: Int32 = 0, ulg: Int32 = 0, ulb: Int32 = 0   // above-left (previous row)
+            for x in 0..<w {
+                let u = prev + x * 3
+                let ur = u[0], ug = u[1], ub = u[2]
+                let dr: Int32, dg: Int32, db: Int32
+                if rgb {
+                    dr = Int32(s[0]); dg = Int32(s[1]); db = Int32(s[2])
+                } else {
+                    let v: UInt32
+                    switch bpp {
+                    case 1: v = UInt32(s[0])
+                    case 2: v = bigEndian ? UInt32(s[0]) << 8 | UInt32(s[1]) : UInt32(s[0]) | UInt32(s[1]) << 8
+                    default: v = pf.load32(s)
+                    }
+                    dr = Int32(truncatingIfNeeded: v >> shR); dg = Int32(truncatingIfNeeded: v >> shG)
+                    db = Int32(truncatingIfNeeded: v >> shB)
+                }
+                s += bpp
+                let r = (dr &+ predict(lr, ur, ulr, maxR)) & maxR
+                let g = (dg &+ predict(lg, ug, ulg, maxG)) & maxG
+                let b = (db &+ predict(lb, ub, ulb, maxB)) & maxB
+                ulr = ur; ulg = ug; ulb = ub
+                u[0] = r; u[1] = g; u[2] = b
+                lr = r; lg = g; lb = b
+                if rgb {
+                    d[x] = UInt32(r) << 16 | UInt32(g) << 8 | UInt32(b)
+                } else {
+                    d[x] = pf.mapTrueColour(UInt32(r) << shR | UInt32(g) << shG | UInt32(b) << shB)
+                }
+            }
+        }
+    }
+
+    // MARK: JPEG
+
+    private func decodeJPEG(rect: Rect, reader: inout ByteReader, fb: Framebuffer, resets: UInt8) throws {
+        let length = try reader.compactLength()
+        let limit = Limits.maxCompressedLength(rawSize: rect.area * 4)
+        guard length <= limit else {
+            throw ProtocolError("Tight rect \(rect): JPEG length \(length) exceeds the limit of \(limit) bytes for its size")
+        }
+        let data = try reader.bytes(length)
+        applyResets(resets)
+        if rect.isEmpty { return }
+        guard length > 0 else { throw ProtocolError("Tight rect \(rect): empty JPEG data") }
+        if jpeg == nil { jpeg = tjInitDecompress() }
+        guard let handle = jpeg else { throw ProtocolError("Tight rect \(rect): could not start the JPEG decompressor") }
+        var w: Int32 = 0, h: Int32 = 0, subsamp: Int32 = 0, colourspace: Int32 = 0
+        if tjDecompressHeader3(handle, data, UInt(length), &w, &h, &subsamp, &colourspace) != 0 {
+            throw ProtocolError("Tight rect \(rect): bad JPEG header (\(jpegError(handle)))")
+        }
+        guard Int(w) == rect.w && Int(h) == rect.h else {
+            throw ProtocolError("Tight rect \(rect): JPEG is \(w)x\(h), not the rect's \(rect.w)x\(rect.h)")
+        }
+        // Straight into the framebuffer: BGRX in memory is its 0x00RRGGBB little-endian layout.
+        let dst = UnsafeMutableRawPointer(fb.row(rect.y) + rect.x).assumingMemoryBound(to: UInt8.self)
+        let rc = tjDecompress2(handle, data, UInt(length), dst, w, Int32(fb.width * 4), h, Int32(TJPF_BGRX.rawValue), 0)
+        // Warnings (e.g. a truncated scan) still leave an image, as TigerVNC accepts them.
+        if rc != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
+            throw ProtocolError("Tight rect \(rect): JPEG decoding failed (\(jpegError(handle)))")
+        }
+        // TurboJPEG fills the X byte with 0xff; the framebuffer's pixels keep it zero.
+        for row in 0..<rect.h {
+            let d = fb.row(rect.y + row) + rect.x
+            for x in 0..<rect.w { d[x] &= 0x00ff_ffff }
+        }
+    }
+
+    private func jpegError(_ handle: tjhandle) -> String {
+        if let m = tjGetErrorStr2(handle) { return String(cString: m) }
+        return "unknown error"
+    }
+}
+
+private func hex(_ b: UInt8) -> String {
+    let s = String(b, radix: 16)
+    return s.count == 1 ? "0" + s : s
+}

@@ -1,0 +1,181 @@
+/// ZRLE (encoding 16): u32 length, then zlib data (one connection-long stream) holding 64x64
+/// tiles, left to right, top to bottom, each a subencoding byte and its CPIXELs.
+final class ZRLEDecoder: RectDecoder {
+    static let tileSize = 64
+    /// Largest palette a tile can carry (palette RLE 130...255 → 2...127 colours).
+    static let maxPalette = 127
+
+    private let stream = ZStream()
+    private let scratch = ScratchBuffer(capacity: 64 * 1024)
+    private let palette: UnsafeMutablePointer<UInt32>
+
+    init() {
+        palette = .allocate(capacity: ZRLEDecoder.maxPalette + 1)
+        palette.initialize(repeating: 0, count: ZRLEDecoder.maxPalette + 1)
+    }
+    deinit { palette.deallocate() }
+
+    func reset() { stream.reset() }
+
+    /// Most inflated bytes a valid encoding of a `w`x`h` rect can take: per tile a subencoding byte
+    /// and a 127-colour palette, per pixel at most a CPIXEL and a run byte (plain RLE of 1-pixel
+    /// runs) or two bytes (palette RLE index + run byte), whichever is larger.
+    static func maxInflatedSize(w: Int, h: Int, cpixelSize: Int) -> Int {
+        let tiles = ((w + tileSize - 1) / tileSize) * ((h + tileSize - 1) / tileSize)
+        return tiles * (1 + maxPalette * cpixelSize) + max(cpixelSize + 1, 2) * w * h
+    }
+
+    func decode(rect: Rect, reader: inout ByteReader, fb: Framebuffer, pf: PixelConverter, resume: Bool) throws {
+        // One unit per rect: zlib state cannot be rewound, so nothing happens until all bytes are in.
+        let length = Int(try reader.u32())
+        let bound = ZRLEDecoder.maxInflatedSize(w: rect.w, h: rect.h, cpixelSize: pf.cpixelSize)
+        let limit = Limits.maxCompressedLength(rawSize: bound)
+        guard length <= limit else {
+            throw ProtocolError("ZRLE rect \(rect): compressed length \(length) exceeds the limit of \(limit) bytes for its size")
+        }
+        let src = try reader.bytes(length)
+        let n = try inflateAll(src, count: length, bound: bound, rect: rect)
+        try decodeTiles(rect: rect, count: n, fb: fb, pf: pf)
+    }
+
+    /// Inflates the whole payload into `scratch`, growing it as output appears (never past
+    /// `bound` + 1, so a zlib bomb costs at most what a valid rect could). Returns the byte count.
+    private func inflateAll(_ src: UnsafePointer<UInt8>, count: Int, bound: Int, rect: Rect) throws -> Int {
+        var consumed = 0, produced = 0
+        var cap = min(scratch.capacity, bound + 1)
+        while true {
+            let r = try stream.inflate(src + consumed, count: count - consumed, into: scratch.pointer + produced,
+                                       capacity: cap - produced, what: "ZRLE rect \(rect)")
+            consumed += r.consumed; produced += r.produced
+            if produced < cap { break }
+            if produced > bound {
+                throw ProtocolError("ZRLE rect \(rect): zlib data inflates past \(bound) bytes, more than any valid encoding of the rect needs")
+            }
+            // output buffer full: there may be more to come
+            scratch.reserve(min(bound + 1, cap * 2), keep: produced, limit: bound + 1)
+            cap = min(scratch.capacity, bound + 1)
+        }
+        if consumed < count {
+            throw ProtocolError("ZRLE rect \(rect): \(count - consumed) bytes of zlib data left after the end of the stream")
+        }
+        return produced
+    }
+
+    private func decodeTiles(rect: Rect, count n: Int, fb: Framebuffer, pf: PixelConverter) throws {
+        let data = UnsafePointer(scratch.pointer)
+        let cpx = pf.cpixelSize
+        let stride = fb.width
+        let pal = palette
+        var p = 0
+        func truncated(_ tx: Int, _ ty: Int) -> ProtocolError {
+            ProtocolError("ZRLE rect \(rect): inflated data ends inside the tile at \(tx),\(ty)")
+        }
+        for ty in Swift.stride(from: 0, to: rect.h, by: ZRLEDecoder.tileSize) {
+            let th = min(ZRLEDecoder.tileSize, rect.h - ty)
+            for tx in Swift.stride(from: 0, to: rect.w, by: ZRLEDecoder.tileSize) {
+                let tw = min(ZRLEDecoder.tileSize, rect.w - tx)
+                guard p < n else { throw truncated(tx, ty) }
+                let sub = Int(data[p]); p += 1
+                let origin = fb.row(rect.y + ty) + rect.x + tx
+
+                switch sub {
+                case 0: // raw CPIXELs
+                    let rowBytes = tw * cpx
+                    guard n - p >= rowBytes * th else { throw truncated(tx, ty) }
+                    for row in 0..<th {
+                        pf.convertCPixels(data + p + row * rowBytes, to: origin + row * stride, count: tw)
+                    }
+                    p += rowBytes * th
+
+                case 1: // solid
+                    guard n - p >= cpx else { throw truncated(tx, ty) }
+                    let c = pf.cpixel(data + p); p += cpx
+                    for row in 0..<th { (origin + row * stride).update(repeating: c, count: tw) }
+
+                case 2...16: // packed palette
+                    let psize = sub
+                    guard n - p >= psize * cpx else { throw truncated(tx, ty) }
+                    for i in 0..<psize { pal[i] = pf.cpixel(data + p + i * cpx) }
+                    p += psize * cpx
+                    let bits = psize == 2 ? 1 : (psize <= 4 ? 2 : 4)
+                    let rowBytes = (tw * bits + 7) / 8
+                    guard n - p >= rowBytes * th else { throw truncated(tx, ty) }
+                    let mask = UInt32(1 << bits - 1)
+                    // Indices are at most 4 bits, so the 128-entry table is never overrun; which
+                    // ones were used is collected and checked against the palette size after the tile.
+                    var seen: UInt32 = 0
+                    for row in 0..<th {
+                        var s = data + p + row * rowBytes
+                        let d = origin + row * stride
+                        var byte: UInt32 = 0, left = 0
+                        for x in 0..<tw {
+                            if left == 0 { byte = UInt32(s.pointee); s += 1; left = 8 }
+                            left -= bits
+                            let idx = (byte >> UInt32(left)) & mask
+                            seen |= 1 << idx
+                            d[x] = pal[Int(idx)]
+                        }
+                    }
+                    p += rowBytes * th
+                    if seen >> UInt32(psize) != 0 {
+                        throw ProtocolError("ZRLE rect \(rect): palette index past the \(psize)-colour palette in the tile at \(tx),\(ty)")
+                    }
+
+                case 128, 130...255: // plain RLE, palette RLE
+                    let psize = sub - 128
+                    if psize > 0 {
+                        guard n - p >= psize * cpx else { throw truncated(tx, ty) }
+                        for i in 0..<psize { pal[i] = pf.cpixel(data + p + i * cpx) }
+                        p += psize * cpx
+                    }
+                    var left = tw * th      // pixels still to fill in this tile
+                    var x = 0
+                    var rowPtr = origin
+                    while left > 0 {
+                        let c: UInt32
+                        if psize == 0 {
+                            guard n - p >= cpx + 1 else { throw truncated(tx, ty) }
+                            c = pf.cpixel(data + p); p += cpx
+                        } else {
+                            guard p < n else { throw truncated(tx, ty) }
+                            let b = Int(data[p]); p += 1
+                            let idx = b & 0x7f
+                            guard idx < psize else {
+                                throw ProtocolError("ZRLE rect \(rect): palette index \(idx) past the \(psize)-colour palette in the tile at \(tx),\(ty)")
+                            }
+                            c = pal[idx]
+                            if b & 0x80 == 0 {
+                                // single pixel: the common case in text, no run bytes
+                                rowPtr[x] = c; x += 1; left -= 1
+                                if x == tw { x = 0; rowPtr += stride }
+                                continue
+                            }
+                        }
+                        // run length: 1 + sum of bytes, 255 meaning "another byte follows"
+                        var len = 1
+                        while true {
+                            guard p < n else { throw truncated(tx, ty) }
+                            let b = Int(data[p]); p += 1
+                            len += b
+                            if len > left {
+                                throw ProtocolError("ZRLE rect \(rect): run of \(len) pixels goes past the end of the tile at \(tx),\(ty) (\(left) pixels left)")
+                            }
+                            if b != 255 { break }
+                        }
+                        left -= len
+                        while len > 0 {
+                            let k = min(len, tw - x)
+                            if k == 1 { rowPtr[x] = c } else { (rowPtr + x).update(repeating: c, count: k) }
+                            x += k; len -= k
+                            if x == tw { x = 0; rowPtr += stride }
+                        }
+                    }
+
+                default:
+                    throw ProtocolError("ZRLE rect \(rect): invalid subencoding \(sub) in the tile at \(tx),\(ty)")
+                }
+            }
+        }
+        // Inflated bytes past the last tile are ignored, as TigerVNC does; their amount is bounded.
+    }
+}

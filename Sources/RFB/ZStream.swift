@@ -1,0 +1,124 @@
+import CZlib
+
+/// One zlib inflate stream that lives as long as the connection (RFB's zlib encodings keep
+/// the dictionary across rects, so a stream is never finished between rects).
+final class ZStream {
+    // Heap-allocated: zlib keeps a back pointer to the z_stream and rejects one that moved.
+    private let strm: UnsafeMutablePointer<z_stream>
+    private var initialised = false
+
+    init() {
+        strm = .allocate(capacity: 1)
+        strm.initialize(to: z_stream())
+        initialised = inflateInit_(strm, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
+    }
+
+    deinit {
+        if initialised { inflateEnd(strm) }
+        strm.deinitialize(count: 1)
+        strm.deallocate()
+    }
+
+    /// Starts a fresh stream (Tight's reset bits, or a new connection).
+    func reset() {
+        if initialised { inflateReset(strm) }
+        else { initialised = inflateInit_(strm, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK }
+    }
+
+    /// Inflates from `input` into `output` until the input is used up, the output is full, or the
+    /// stream ends. Z_SYNC_FLUSH: servers flush each rect, so all of a rect's output is available
+    /// once its compressed bytes are in.
+    func inflate(_ input: UnsafePointer<UInt8>, count: Int, into output: UnsafeMutablePointer<UInt8>,
+                 capacity: Int, what: @autoclosure () -> String) throws -> (consumed: Int, produced: Int) {
+        guard initialised else { throw ProtocolError("\(what()): zlib stream could not be initialised") }
+        var consumed = 0, produced = 0
+        while true {
+            // avail_in/avail_out are 32-bit: feed huge buffers in slices
+            let inChunk = min(count - consumed, Int(UInt32.max))
+            let outChunk = min(capacity - produced, Int(UInt32.max))
+            strm.pointee.next_in = UnsafeMutablePointer(mutating: input + consumed)
+            strm.pointee.avail_in = UInt32(inChunk)
+            strm.pointee.next_out = output + produced
+            strm.pointee.avail_out = UInt32(outChunk)
+            let rc = CZlib.inflate(strm, Z_SYNC_FLUSH)
+            let usedIn = inChunk - Int(strm.pointee.avail_in)
+            let usedOut = outChunk - Int(strm.pointee.avail_out)
+            consumed += usedIn; produced += usedOut
+            strm.pointee.next_in = nil; strm.pointee.next_out = nil
+            switch rc {
+            case Z_OK:
+                if consumed == count || produced == capacity || (usedIn == 0 && usedOut == 0) {
+                    return (consumed, produced)
+                }
+            case Z_BUF_ERROR, Z_STREAM_END:
+                // no progress possible, or the (server-side finished) stream ended: the caller
+                // judges what was produced and any input left over
+                return (consumed, produced)
+            case Z_NEED_DICT:
+                throw ProtocolError("\(what()): zlib data asks for a preset dictionary")
+            case Z_DATA_ERROR:
+                throw ProtocolError("\(what()): corrupt zlib data (\(message))")
+            case Z_MEM_ERROR:
+                throw ProtocolError("\(what()): zlib ran out of memory")
+            default:
+                throw ProtocolError("\(what()): zlib inflate failed with code \(rc) (\(message))")
+            }
+        }
+    }
+
+    /// Inflates all `count` input bytes to exactly `size` output bytes (Zlib, Tight: the size is
+    /// known from the rect). Less output, output left pending, or input left over is an error.
+    func inflateExactly(_ input: UnsafePointer<UInt8>, count: Int, into output: UnsafeMutablePointer<UInt8>,
+                        size: Int, what: @autoclosure () -> String) throws {
+        let (consumed, produced) = try inflate(input, count: count, into: output, capacity: size, what: what())
+        if produced < size {
+            throw ProtocolError("\(what()): zlib data ends after \(produced) of the \(size) bytes expected")
+        }
+        // Output is full: anything more the stream yields is past the expected size. Probe with a
+        // one-byte buffer, which also lets zlib consume a trailing flush marker.
+        var probe: UInt8 = 0
+        var left = count - consumed
+        var extra = 0
+        repeat {
+            let r = try withUnsafeMutablePointer(to: &probe) { p in
+                try inflate(input + (count - left), count: left, into: p, capacity: 1, what: what())
+            }
+            left -= r.consumed; extra += r.produced
+            if extra > 0 {
+                throw ProtocolError("\(what()): zlib data inflates past the \(size) bytes expected")
+            }
+            if r.consumed == 0 { break }
+        } while left > 0
+        if left > 0 {
+            throw ProtocolError("\(what()): \(left) bytes of zlib data left after the end of the stream")
+        }
+    }
+
+    private var message: String {
+        if let m = strm.pointee.msg { return String(cString: m) }
+        return "no message"
+    }
+}
+
+/// A byte buffer owned by a decoder and reused across rects; grows, never shrinks.
+final class ScratchBuffer {
+    private(set) var pointer: UnsafeMutablePointer<UInt8>
+    private(set) var capacity: Int
+
+    init(capacity: Int = 0) {
+        self.capacity = max(capacity, 16)
+        pointer = .allocate(capacity: self.capacity)
+    }
+    deinit { pointer.deallocate() }
+
+    /// Makes room for `n` bytes (doubling, but never past `limit`), keeping the first `keep` bytes.
+    /// Callers check `n` and `limit` against a named limit first.
+    func reserve(_ n: Int, keep: Int = 0, limit: Int = Int.max) {
+        if n <= capacity { return }
+        let newCap = max(n, min(capacity * 2, limit))
+        let np = UnsafeMutablePointer<UInt8>.allocate(capacity: newCap)
+        if keep > 0 { np.update(from: pointer, count: min(keep, capacity)) }
+        pointer.deallocate()
+        pointer = np; capacity = newCap
+    }
+}
