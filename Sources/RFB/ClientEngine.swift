@@ -129,6 +129,8 @@ public final class ClientEngine {
 
     public func takeOutput() -> [UInt8] { defer { output.removeAll(keepingCapacity: true) }; return output }
     public var hasOutput: Bool { !output.isEmpty }
+    /// Bytes waiting to be sent, not taken.
+    public var pendingOutput: [UInt8] { output }
     public func takeEvents() -> [EngineEvent] { defer { events.removeAll(keepingCapacity: true) }; return events }
 
     // MARK: feeding
@@ -232,7 +234,7 @@ public final class ClientEngine {
             guard let pw = settings.password else {
                 throw ProtocolError("server requires a VNC password: give --password-file FILE or set VNC_PASSWORD")
             }
-            output += vncAuthResponse(challenge, pw) // VNCAUTH-PENDING
+            output += VNCAuth.response(challenge: challenge, password: pw)
             state = .securityResult(SecurityType.vncAuth)
         case .securityResult(let chosen):
             let res = try r.u32()
@@ -494,5 +496,3 @@ public final class ClientEngine {
         String(s.unicodeScalars.filter { $0.value >= 32 && $0.value != 127 }.prefix(500).map(Character.init))
     }
 }
-// VNCAUTH-PENDING: replaced by VNCAuth.response once that file lands
-private func vncAuthResponse(_ c: [UInt8], _ p: [UInt8]) -> [UInt8] { [UInt8](repeating: 0, count: 16) }

@@ -1,11 +1,14 @@
 /// The decoders this build has, by encoding number. One instance each per connection,
 /// so stream state (zlib) lives as long as the connection.
 func makeDecoders() -> [Int32: RectDecoder] {
-    var d: [Int32: RectDecoder] = [
+    [
         Encoding.raw: RawDecoder(),
         Encoding.copyRect: CopyRectDecoder(),
+        Encoding.rre: RREDecoder(compact: false),
+        Encoding.coRRE: RREDecoder(compact: true),
+        Encoding.hextile: HextileDecoder(),
+        Encoding.zlib: ZlibDecoder(),
+        Encoding.tight: TightDecoder(),
+        Encoding.zrle: ZRLEDecoder(),
     ]
-    _ = d.count
-    d[Encoding.raw] = d[Encoding.raw]
-    return d
 }

@@ -1,0 +1,156 @@
+import ArgumentParser
+import Foundation
+import RFB
+import VNCSession
+
+/// Exit with a one-line reason on stderr (what was wrong and, where we can, how to fix it).
+func die(_ msg: String, code: Int32 = 1) -> Never {
+    FileHandle.standardError.write(Data("viewer: \(msg)\n".utf8))
+    exit(code)
+}
+
+/// Options shared by every command that connects to a server.
+struct ConnectionOptions: ParsableArguments {
+    @Argument(help: "Server: host, host:display, host::port, [v6addr]:display.")
+    var host: String
+
+    @Option(help: "Encodings in order of preference, e.g. zrle,copyrect (raw,copyrect,rre,corre,hextile,zlib,zrle,tight).")
+    var encodings: String?
+
+    @Option(help: "Password file in vncpasswd format (TigerVNC/TightVNC). VNC_PASSWORD is used when absent.")
+    var passwordFile: String?
+
+    @Option(help: "Tight JPEG quality 0-9 (lossy); omit for lossless.")
+    var quality: Int?
+
+    @Option(help: "Compression level 0-9.")
+    var compress: Int?
+
+    @Option(help: "Pixel format to ask for: rgb888 (default), rgb565, bgr233, cmap8 (8 bpp colour map).")
+    var pixelFormat: String = "rgb888"
+
+    @Option(help: "Security types to accept, strongest first: vncauth,none.")
+    var security: String = "vncauth,none"
+
+    @Flag(help: "Ask the server to disconnect other clients.")
+    var exclusive = false
+
+    @Flag(name: .shortAndLong, help: "Print progress to stderr.")
+    var verbose = false
+
+    func validate() throws {
+        if let q = quality, !(0...9).contains(q) { throw ValidationError("--quality must be 0-9 (got \(q))") }
+        if let c = compress, !(0...9).contains(c) { throw ValidationError("--compress must be 0-9 (got \(c))") }
+        if PixelFormat(name: pixelFormat) == nil {
+            throw ValidationError("--pixel-format '\(pixelFormat)' is unknown; use rgb888, rgb565, bgr233 or cmap8")
+        }
+    }
+
+    func spec() -> HostSpec {
+        do { return try HostSpec.parse(host) } catch { die("\(error)", code: 2) }
+    }
+
+    func settings() -> ClientSettings {
+        var s = ClientSettings()
+        if let e = encodings {
+            do { s.encodings = try Encoding.parseList(e) } catch { die("--encodings: \(error)", code: 2) }
+        }
+        s.jpegQuality = quality
+        s.compressLevel = compress
+        s.pixelFormat = PixelFormat(name: pixelFormat) ?? .native
+        s.shared = !exclusive
+        var types: [UInt8] = []
+        for t in security.lowercased().split(separator: ",") {
+            switch t.trimmingCharacters(in: .whitespaces) {
+            case "vncauth", "vnc": types.append(SecurityType.vncAuth)
+            case "none": types.append(SecurityType.none)
+            default: die("--security: unknown type '\(t)'; known: vncauth, none", code: 2)
+            }
+        }
+        s.securityTypes = types
+        if let f = passwordFile {
+            guard let d = FileManager.default.contents(atPath: f) else { die("cannot read password file \(f)", code: 2) }
+            guard d.count >= 8 else { die("\(f) is not a vncpasswd file (8 bytes expected; make one with 'vncpasswd -f')", code: 2) }
+            s.password = VNCAuth.decryptPasswordFile([UInt8](d.prefix(8)))
+        } else if let p = ProcessInfo.processInfo.environment["VNC_PASSWORD"] {
+            s.password = Array(p.utf8)
+        }
+        return s
+    }
+}
+
+struct SnapshotCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapshot",
+        abstract: "Connect, take the whole desktop, wait until updates go quiet, write a PNG.")
+
+    @OptionGroup var conn: ConnectionOptions
+
+    @Option(name: .short, help: "Output PNG file.")
+    var output: String
+
+    @Option(help: "Milliseconds without updates that count as quiet.")
+    var quietMs: Int = 500
+
+    @Option(help: "Seconds to wait at most.")
+    var timeout: Double = 30
+
+    func run() throws {
+        var o = SnapshotOptions()
+        o.settings = conn.settings()
+        o.quietSeconds = Double(max(0, quietMs)) / 1000
+        o.maxSeconds = timeout
+        let verbose = conn.verbose
+        do {
+            let r = try Snapshot.capture(conn.spec(), options: o) { if verbose { FileHandle.standardError.write(Data("viewer: \($0)\n".utf8)) } }
+            try PNGWriter.write(r.framebuffer, to: output)
+            if verbose { FileHandle.standardError.write(Data("viewer: wrote \(output) (\(r.framebuffer.width)x\(r.framebuffer.height), \(r.updates) updates)\n".utf8)) }
+        } catch {
+            die("\(error)")
+        }
+    }
+}
+
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Decode recorded sessions (FBS files) as fast as possible and report the speed.")
+
+    @Argument(help: "FBS 001.000 recordings.")
+    var files: [String]
+
+    @Flag(help: "One JSON object per file.")
+    var json = false
+
+    @Option(help: "Write the final framebuffer (without cursor) of the last file as PNG.")
+    var finalFrame: String?
+
+    @Option(help: "Decode each file this many times and report the fastest.")
+    var repeats: Int = 1
+
+    func run() throws {
+        for f in files {
+            do {
+                let (r, fb) = try Bench.run(path: f, repeats: repeats)
+                if json {
+                    print("{\"file\":\"\(r.file)\",\"updates\":\(r.updates),\"rects\":\(r.rects),\"pixels\":\(r.pixels),\"bytes\":\(r.bytes),\"cpu_s\":\(String(format: "%.4f", r.cpuSeconds)),\"wall_s\":\(String(format: "%.4f", r.wallSeconds)),\"mpix_per_cpu_s\":\(String(format: "%.1f", r.mpixPerCPUSecond))}")
+                } else {
+                    print("\(r.file): \(r.updates) updates, \(r.rects) rects, \(String(format: "%.1f", Double(r.pixels) / 1e6)) Mpixels, \(String(format: "%.3f", r.cpuSeconds)) CPU s, \(String(format: "%.1f", r.mpixPerCPUSecond)) Mpixel/s")
+                }
+                if let out = finalFrame, let fb {
+                    try PNGWriter.write(fb, to: out)
+                }
+            } catch {
+                die("\(f): \(error)")
+            }
+        }
+    }
+}
+
+@main
+struct Viewer: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "viewer",
+        abstract: "Farcast, a VNC viewer.",
+        subcommands: [SnapshotCommand.self, BenchCommand.self])
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Benchmarks (not tests): decode every recording in ../shared/corpus (or the FBS files given)
+#  1. `viewer bench`: in-process decode speed (best of 3),
+#  2. the final frame against libvncclient's (anchors/lvc_consume -d) — must be identical,
+#  3. with MEASURE=1, `viewer snapshot` against the replay server exactly as the references
+#     are measured (tools/measure_anchor.sh cmd mode), next to libvncclient's figures.
+# Output: one line per file, and bench-results.jsonl in $OUT (default /tmp/farcast-bench).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TOOLS=../shared/tools
+OUT=${OUT:-/tmp/farcast-bench}
+mkdir -p "$OUT"
+bash scripts/install-deps.sh >/dev/null
+bash $TOOLS/setup.sh >/dev/null
+swift build -c release --product viewer >/dev/null
+V=$(swift build -c release --show-bin-path)/viewer
+files=("$@"); [ ${#files[@]} -gt 0 ] || files=(../shared/corpus/*.fbs)
+: > "$OUT/bench-results.jsonl"
+port=$((6600 + $$ % 300))
+for f in "${files[@]}"; do
+  name=$(basename "$f" .fbs)
+  line=$("$V" bench --json --repeats 3 --final-frame "$OUT/$name.ours.png" "$f")
+  # libvncclient's final frame from the replay
+  port=$((port + 1))
+  python3 $TOOLS/rfbreplay.py "$f" --port $port --idle 3 --ready-file "$OUT/ready.$port" >/dev/null 2>&1 &
+  rp=$!
+  for _ in $(seq 1 200); do [ -e "$OUT/ready.$port" ] && break; sleep 0.05; done
+  $TOOLS/anchors/lvc_consume -d "$OUT/$name.lvc.ppm" 127.0.0.1 $port >/dev/null 2>&1 || true
+  wait $rp || true
+  rm -f "$OUT/ready.$port"
+  same=$(python3 - "$OUT/$name.ours.png" "$OUT/$name.lvc.ppm" <<'PY'
+import subprocess, sys
+def rgb(p): return subprocess.run(["convert", p, "-depth", "8", "rgb:-"], capture_output=True).stdout
+a, b = rgb(sys.argv[1]), rgb(sys.argv[2])
+if len(a) != len(b) or not a: print("size-mismatch"); sys.exit()
+diff = sum(1 for i in range(0, len(a), 3) if a[i:i+3] != b[i:i+3]) if a != b else 0
+print(diff)
+PY
+)
+  line=${line%\}}",\"final_frame_diff_pixels_vs_lvc\":\"$same\"}"
+  if [ "${MEASURE:-0}" = 1 ]; then
+    for viewer in lvc cmd; do
+      ANCHOR_NAME=farcast ANCHOR_CMD="$V snapshot 127.0.0.1::{PORT} -o $OUT/$name.snap.png --quiet-ms 3000" \
+        bash $TOOLS/measure_anchor.sh "$f" $viewer 3 > "$OUT/$name.$viewer.jsonl" 2>/dev/null || true
+      med=$(python3 -c "
+import json,sys,statistics
+v=[json.loads(l).get('peer_cpu_s') for l in open(sys.argv[1]) if l.strip()]
+v=[x for x in v if x is not None]
+print('%.3f'%statistics.median(v) if v else 'null')" "$OUT/$name.$viewer.jsonl")
+      line=${line%\}}",\"replay_cpu_s_$viewer\":$med}"
+    done
+  fi
+  echo "$line" | tee -a "$OUT/bench-results.jsonl"
+done
