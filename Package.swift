@@ -23,8 +23,9 @@ let package = Package(
                        providers: [.apt(["libxkbcommon-dev"])]),
         .target(name: "RFB", dependencies: ["CZlib", "CTurboJPEG"]),
         .target(name: "VNCSession", dependencies: ["RFB"]),
+        .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "CSDL2"]),
         .executableTarget(name: "viewer", dependencies: [
-            "RFB", "VNCSession",
+            "RFB", "VNCSession", "SDLViewer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "RFBTests", dependencies: ["RFB", "CZlib", "CTurboJPEG"]),

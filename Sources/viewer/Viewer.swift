@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RFB
 import VNCSession
+import SDLViewer
 
 /// Exit with a one-line reason on stderr (what was wrong and, where we can, how to fix it).
 func die(_ msg: String, code: Int32 = 1) -> Never {
@@ -147,10 +148,36 @@ struct BenchCommand: ParsableCommand {
     }
 }
 
+struct ViewCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "view",
+        abstract: "Open the remote desktop in a window (the default command).")
+
+    @OptionGroup var conn: ConnectionOptions
+
+    @Flag(help: "Start in full screen (F11 toggles).")
+    var fullscreen = false
+
+    @Flag(help: "Send no input at all.")
+    var viewOnly = false
+
+    func run() throws {
+        var settings = conn.settings()
+        // Live viewing defaults to JPEG quality 8 when Tight is used, as vncviewer does on fast links.
+        if settings.jpegQuality == nil && conn.encodings == nil { settings.jpegQuality = 8 }
+        let session = Session(spec: conn.spec(), settings: settings)
+        let w = ViewerWindow(session: session, fullscreen: fullscreen, viewOnly: viewOnly)
+        let end: Session.State
+        do { end = try w.run() } catch { die("\(error)") }
+        if case .failed(let why) = end { die(why) }
+    }
+}
+
 @main
 struct Viewer: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "viewer",
         abstract: "Farcast, a VNC viewer.",
-        subcommands: [SnapshotCommand.self, BenchCommand.self])
+        subcommands: [ViewCommand.self, SnapshotCommand.self, BenchCommand.self],
+        defaultSubcommand: ViewCommand.self)
 }
