@@ -77,16 +77,20 @@ func compareImages(_ a: RGBImage, _ b: RGBImage, excluding: (Int, Int, Int, Int)
         d.sizeMismatch = "\(a.width)x\(a.height) vs \(b.width)x\(b.height)"
         return d
     }
-    for y in 0..<a.height {
-        let skipRow = excluding.map { y >= $0.1 && y < $0.1 + $0.3 } ?? false
-        let row = y * a.width
-        for x in 0..<a.width {
-            if skipRow, let e = excluding, x >= e.0, x < e.0 + e.2 { continue }
-            d.compared += 1
-            let pa = a.pixels[row + x] & 0xFF_FFFF, pb = b.pixels[row + x] & 0xFF_FFFF
-            if pa != pb {
-                d.differing += 1
-                if d.samples.count < maxSamples { d.samples.append((x, y, pa, pb)) }
+    a.pixels.withUnsafeBufferPointer { pa in
+        b.pixels.withUnsafeBufferPointer { pb in
+            for y in 0..<a.height {
+                let skipRow = excluding.map { y >= $0.1 && y < $0.1 + $0.3 } ?? false
+                let row = y * a.width
+                for x in 0..<a.width {
+                    if skipRow, let e = excluding, x >= e.0, x < e.0 + e.2 { continue }
+                    d.compared += 1
+                    let va = pa[row + x] & 0xFF_FFFF, vb = pb[row + x] & 0xFF_FFFF
+                    if va != vb {
+                        d.differing += 1
+                        if d.samples.count < maxSamples { d.samples.append((x, y, va, vb)) }
+                    }
+                }
             }
         }
     }
@@ -174,23 +178,29 @@ enum XWD {
         let maxima = zip(masks, shifts).map { $0 >> $1 }
         let bytesPerPixel = bpp / 8
         var out = [UInt32](repeating: 0, count: width * height)
-        for y in 0..<height {
-            var at = start + y * bytesPerLine
-            for x in 0..<width {
-                var p: UInt32 = 0
-                if msbFirst {
-                    for k in 0..<bytesPerPixel { p = p << 8 | UInt32(bytes[at + k]) }
-                } else {
-                    for k in (0..<bytesPerPixel).reversed() { p = p << 8 | UInt32(bytes[at + k]) }
+        // Unsafe buffers: a 1024x768 dump is 786k pixels and debug builds are slow otherwise.
+        bytes.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for y in 0..<height {
+                    var at = start + y * bytesPerLine
+                    for x in 0..<width {
+                        var p: UInt32 = 0
+                        if msbFirst {
+                            for k in 0..<bytesPerPixel { p = p << 8 | UInt32(src[at + k]) }
+                        } else {
+                            var k = bytesPerPixel - 1
+                            while k >= 0 { p = p << 8 | UInt32(src[at + k]); k -= 1 }
+                        }
+                        at += bytesPerPixel
+                        var rgb: UInt32 = 0
+                        for c in 0..<3 {
+                            var v = (p & masks[c]) >> shifts[c]
+                            if maxima[c] != 255 { v = (v * 255 + maxima[c] / 2) / maxima[c] }
+                            rgb = rgb << 8 | v
+                        }
+                        dst[y * width + x] = rgb
+                    }
                 }
-                at += bytesPerPixel
-                var rgb: UInt32 = 0
-                for c in 0..<3 {
-                    var v = (p & masks[c]) >> shifts[c]
-                    if maxima[c] != 255 { v = (v * 255 + maxima[c] / 2) / maxima[c] }
-                    rgb = rgb << 8 | v
-                }
-                out[y * width + x] = rgb
             }
         }
         return RGBImage(width: width, height: height, pixels: out)

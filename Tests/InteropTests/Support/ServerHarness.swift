@@ -57,9 +57,10 @@ enum InteropTools {
 // MARK: - Processes
 
 /// Spawns long-lived children from one thread that lives as long as the test process.
-/// Servers are wrapped in `setpriv --pdeathsig KILL` so they die if the test process
-/// crashes; Linux sends that signal when the *thread* that spawned the child exits, and
-/// Dispatch/concurrency pool threads come and go, so the spawning thread must be permanent.
+/// Servers are wrapped in `setpriv --pdeathsig TERM` so they exit (and X servers remove
+/// their lock files) if the test process crashes. Linux sends that signal when the *thread*
+/// that spawned the child exits, and Dispatch/concurrency pool threads come and go, so the
+/// spawning thread must be permanent.
 final class SpawnThread: @unchecked Sendable {
     static let shared = SpawnThread()
     private let cond = NSCondition()
@@ -113,7 +114,7 @@ final class ChildProcess: @unchecked Sendable {
         let log = try FileHandle(forWritingTo: logURL)
         if dieWithParent, let setpriv = InteropTools.path("setpriv") {
             process.executableURL = URL(fileURLWithPath: setpriv)
-            process.arguments = ["--pdeathsig", "KILL", "--", executable] + arguments
+            process.arguments = ["--pdeathsig", "TERM", "--", executable] + arguments
         } else {
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
@@ -287,6 +288,25 @@ enum XDisplays {
         throw HarnessError("no free X display number in 40...99")
     }
 
+    /// Once per test process: removes locks in 40...99 whose server is dead (a crashed
+    /// run's servers get SIGTERM via pdeathsig but were seen to leave their lock behind)
+    /// and work directories of test processes that no longer exist.
+    static let sweepStale: Void = {
+        for n in 40...99 {
+            guard let text = try? String(contentsOfFile: lockPath(n), encoding: .utf8),
+                  let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+                  kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            removeLeftovers(display: n, pid: pid)
+        }
+        let tmp = NSTemporaryDirectory()
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []
+        where name.hasPrefix("farcast-interop-X") || name.hasPrefix("farcast-interop-x") {
+            let parts = name.split(separator: "-")  // farcast-interop-<kind>-<pid>-<tag>
+            guard parts.count == 5, let pid = Int32(parts[3]), kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(atPath: tmp + "/" + name)
+        }
+    }()
+
     /// Removes the lock and socket an X server left behind when killed with SIGKILL,
     /// but only if the lock names that server's pid (never another run's display).
     static func removeLeftovers(display n: Int, pid: Int32) {
@@ -385,6 +405,7 @@ final class VNCServer: @unchecked Sendable {
     /// if a parallel run took them first.
     static func start(_ kind: Kind, options: Options = Options()) throws -> VNCServer {
         try InteropTools.skipUnlessAvailable()
+        XDisplays.sweepStale
         let workDir = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("farcast-interop-\(kind.rawValue)-\(getpid())-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: workDir, withIntermediateDirectories: true)
