@@ -29,6 +29,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "RFBTests", dependencies: ["RFB", "CZlib", "CTurboJPEG"]),
+        .testTarget(name: "VNCSessionTests", dependencies: ["VNCSession", "RFB"]),
         .testTarget(name: "InteropTests", dependencies: ["RFB", "VNCSession"]),
     ],
     swiftLanguageModes: [.v6]

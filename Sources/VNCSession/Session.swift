@@ -47,7 +47,7 @@ public final class Session: @unchecked Sendable {
     /// Ends the connection; the session thread exits on its own.
     public func stop() {
         lock.withLock { stopping = true }
-        transport.map { shutdown($0.fd, Int32(SHUT_RDWR)) }
+        if let t = lock.withLock({ transport }) { shutdown(t.fd, Int32(SHUT_RDWR)) }
     }
 
     private func setState(_ s: State) {

@@ -1,0 +1,114 @@
+import Foundation
+import XCTest
+
+/// The `viewer` executable as users script it: exit codes, one-line reasons, files written.
+final class CommandLineTests: XCTestCase {
+    /// The viewer built next to this test bundle.
+    var viewerPath: String {
+        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for d in [dir, dir.deletingLastPathComponent()] {
+            let p = d.appendingPathComponent("viewer").path
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        return InteropTools.repoRoot.appendingPathComponent(".build/debug/viewer").path
+    }
+
+    struct Result { var status: Int32; var stdout: String; var stderr: String }
+
+    func viewer(_ args: [String], env: [String: String] = [:]) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: viewerPath)
+        p.arguments = args
+        var e = ProcessInfo.processInfo.environment
+        e.removeValue(forKey: "VNC_PASSWORD")
+        for (k, v) in env { e[k] = v }
+        p.environment = e
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out; p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let r = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: r, as: UTF8.self))
+    }
+
+    func tempPath(_ name: String) -> String {
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-cli-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        return dir.appendingPathComponent(name).path
+    }
+
+    func testSnapshotWritesTheServersScreen() throws {
+        let server = try startServer(.xvnc)
+        let screen = try server.captureStableScreen()
+        let out = tempPath("snap.png")
+        let r = try viewer(["snapshot", "127.0.0.1::\(server.port)", "-o", out, "--encodings", "zrle,copyrect"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        assertImagesEqual(try PNG.read(path: out), screen, "cli-snapshot")
+    }
+
+    func testSnapshotWithPasswordFile() throws {
+        var o = VNCServer.Options()
+        o.security = .vncAuth(password: "farcast1")
+        o.content = .scene
+        let server = try startServer(.xvnc, o)
+        let screen = try server.captureStableScreen()
+        // vncpasswd's obfuscated format, as TigerVNC writes it
+        let pw = tempPath("passwd")
+        let made = try runTool("vncpasswd", ["-f"], in: URL(fileURLWithPath: NSTemporaryDirectory()), stdin: Data("farcast1\n".utf8))
+        try made.stdout.write(to: URL(fileURLWithPath: pw))
+        let out = tempPath("auth.png")
+        let r = try viewer(["snapshot", "127.0.0.1::\(server.port)", "-o", out, "--password-file", pw])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        assertImagesEqual(try PNG.read(path: out), screen, "cli-vncauth")
+        // wrong password via the environment: one line, non-zero, no password echoed
+        let bad = try viewer(["snapshot", "127.0.0.1::\(server.port)", "-o", out], env: ["VNC_PASSWORD": "hunter22"])
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertTrue(bad.stderr.contains("authentication failed"), bad.stderr)
+        XCTAssertFalse(bad.stderr.contains("hunter22"), "password leaked: \(bad.stderr)")
+        XCTAssertEqual(bad.stderr.split(separator: "\n").count, 1, bad.stderr)
+    }
+
+    func testFailuresAreOneLineWithAReason() throws {
+        let port = try Loopback.freePort()
+        let cases: [([String], String)] = [
+            (["snapshot", "127.0.0.1::\(port)", "-o", "/tmp/x.png"], "cannot connect to 127.0.0.1::\(port)"),
+            (["snapshot", "host:abc", "-o", "/tmp/x.png"], "display 'abc' after ':' must be a number"),
+            (["snapshot", "localhost:1", "-o", "/tmp/x.png", "--encodings", "zrle,bogus"], "unknown encoding 'bogus'"),
+            (["snapshot", "localhost:1", "-o", "/tmp/x.png", "--quality", "12"], "--quality must be 0-9"),
+            (["snapshot", "localhost:1", "-o", "/tmp/x.png", "--pixel-format", "rgb999"], "rgb888, rgb565, bgr233 or cmap8"),
+            (["snapshot", "localhost:1", "-o", "/tmp/x.png", "--password-file", "/nonexistent/pw"], "cannot read password file"),
+            (["bench", "/nonexistent.fbs"], "cannot read /nonexistent.fbs"),
+        ]
+        for (args, fragment) in cases {
+            let r = try viewer(args)
+            XCTAssertNotEqual(r.status, 0, args.joined(separator: " "))
+            XCTAssertTrue(r.stderr.contains(fragment), "\(args): \(r.stderr)")
+        }
+        // not an FBS file
+        let junk = tempPath("junk.fbs")
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: junk))
+        let r = try viewer(["bench", junk])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("not an FBS recording"), r.stderr)
+    }
+
+    /// A recording from ../shared/corpus decodes through `viewer bench` into the frame libvncclient
+    /// ends on (the full comparison over the whole corpus is scripts/bench.sh).
+    func testBenchJSONAndFinalFrame() throws {
+        let corpus = InteropTools.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+        let file = corpus.appendingPathComponent("xvnc-zrle-desktop-1080p.fbs").path
+        guard FileManager.default.fileExists(atPath: file) else { throw XCTSkip("no ../shared/corpus") }
+        let png = tempPath("final.png")
+        let r = try viewer(["bench", "--json", "--final-frame", png, file])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let obj = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(obj?["updates"] as? Int, 16)
+        XCTAssertEqual(obj?["pixels"] as? Int, 9_745_600)
+        let img = try PNG.read(path: png)
+        XCTAssertEqual(img.width, 1920)
+        XCTAssertEqual(img.height, 1080)
+        XCTAssertGreaterThan(img.distinctColours, 10000)
+    }
+}
