@@ -332,7 +332,7 @@ public final class ClientEngine {
     private func checkSize(_ w: Int, _ h: Int, what: String) throws {
         guard w <= Limits.maxFramebufferDimension, h <= Limits.maxFramebufferDimension,
               w * h <= Limits.maxFramebufferPixels else {
-            throw ProtocolError("\(what) asks for a \(w)x\(h) framebuffer, over the \(Limits.maxFramebufferDimension)x\(Limits.maxFramebufferDimension) limit")
+            throw ProtocolError("\(what) asks for a \(w)x\(h) framebuffer, over the \(Limits.maxFramebufferDimension)x\(Limits.maxFramebufferDimension) and \(Limits.maxFramebufferPixels / (1024 * 1024)) Mpixel limits")
         }
     }
 

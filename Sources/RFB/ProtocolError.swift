@@ -14,8 +14,9 @@ struct NeedMoreData: Error {}
 public enum Limits {
     /// 16384² covers 8K multi-monitor desktops; anything larger is a hostile claim.
     public static let maxFramebufferDimension = 16384
-    /// 256 Mpixel (1 GiB of pixels) is the most we allocate for one framebuffer.
-    public static let maxFramebufferPixels = 16384 * 16384
+    /// 64 Mpixel (256 MiB) is the most we allocate for one framebuffer: three 4K monitors
+    /// side by side are 25 Mpixel, an 8K desktop 33 Mpixel.
+    public static let maxFramebufferPixels = 64 * 1024 * 1024
     /// Desktop names are shown in a title bar; 64 KiB is already absurd.
     public static let maxDesktopNameLength = 64 * 1024
     /// Failure reasons are one-line messages.

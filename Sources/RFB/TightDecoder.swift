@@ -269,7 +269,9 @@ final class TightDecoder: RectDecoder {
         }
         // Straight into the framebuffer: BGRX in memory is its 0x00RRGGBB little-endian layout.
         let dst = UnsafeMutableRawPointer(fb.row(rect.y) + rect.x).assumingMemoryBound(to: UInt8.self)
+        let t0 = LibraryTiming.enabled ? LibraryTiming.now() : 0
         let rc = tjDecompress2(handle, data, UInt(length), dst, w, Int32(fb.width * 4), h, Int32(TJPF_BGRX.rawValue), 0)
+        if LibraryTiming.enabled { LibraryTiming.jpegNanos &+= LibraryTiming.now() &- t0 }
         // Warnings (e.g. a truncated scan) still leave an image, as TigerVNC accepts them.
         if rc != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
             throw ProtocolError("Tight rect \(rect): JPEG decoding failed (\(jpegError(handle)))")

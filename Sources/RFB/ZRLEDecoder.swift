@@ -100,23 +100,55 @@ final class ZRLEDecoder: RectDecoder {
                     let bits = psize == 2 ? 1 : (psize <= 4 ? 2 : 4)
                     let rowBytes = (tw * bits + 7) / 8
                     guard n - p >= rowBytes * th else { throw truncated(tx, ty) }
-                    let mask = UInt32(1 << bits - 1)
-                    // Indices are at most 4 bits, so the 128-entry table is never overrun; which
-                    // ones were used is collected and checked against the palette size after the tile.
-                    var seen: UInt32 = 0
+                    // A whole index byte at a time (8, 4 or 2 pixels). Indices are at most 4 bits,
+                    // so the 128-entry table is never overrun; indices past the palette size are
+                    // collected in `seen` and rejected after the tile.
+                    var seen: UInt32 = 0, three: UInt32 = 0
+                    let fullBytes = tw * bits / 8
                     for row in 0..<th {
                         var s = data + p + row * rowBytes
-                        let d = origin + row * stride
-                        var byte: UInt32 = 0, left = 0
-                        for x in 0..<tw {
-                            if left == 0 { byte = UInt32(s.pointee); s += 1; left = 8 }
-                            left -= bits
-                            let idx = (byte >> UInt32(left)) & mask
-                            seen |= 1 << idx
-                            d[x] = pal[Int(idx)]
+                        var d = origin + row * stride
+                        switch bits {
+                        case 1:
+                            // two colours: a branch-free select per bit
+                            let c0 = pal[0], diff = pal[0] ^ pal[1]
+                            for _ in 0..<fullBytes {
+                                let b = UInt32(s.pointee); s += 1
+                                d[0] = c0 ^ (diff & (0 &- (b >> 7 & 1))); d[1] = c0 ^ (diff & (0 &- (b >> 6 & 1)))
+                                d[2] = c0 ^ (diff & (0 &- (b >> 5 & 1))); d[3] = c0 ^ (diff & (0 &- (b >> 4 & 1)))
+                                d[4] = c0 ^ (diff & (0 &- (b >> 3 & 1))); d[5] = c0 ^ (diff & (0 &- (b >> 2 & 1)))
+                                d[6] = c0 ^ (diff & (0 &- (b >> 1 & 1))); d[7] = c0 ^ (diff & (0 &- (b & 1)))
+                                d += 8
+                            }
+                        case 2:
+                            for _ in 0..<fullBytes {
+                                let b = Int(s.pointee); s += 1
+                                // an index of 3 is a pair of set bits within one field of this byte
+                                three |= UInt32(b & (b >> 1) & 0x55)
+                                d[0] = pal[b >> 6]; d[1] = pal[b >> 4 & 3]; d[2] = pal[b >> 2 & 3]; d[3] = pal[b & 3]
+                                d += 4
+                            }
+                        default:
+                            for _ in 0..<fullBytes {
+                                let b = Int(s.pointee); s += 1
+                                seen |= 1 << UInt32(b >> 4) | 1 << UInt32(b & 15)
+                                d[0] = pal[b >> 4]; d[1] = pal[b & 15]
+                                d += 2
+                            }
+                        }
+                        // the row's last pixels share a byte with padding bits, which are ignored
+                        let tail = tw - fullBytes * 8 / bits
+                        if tail > 0 {
+                            let b = UInt32(s.pointee)
+                            for i in 0..<tail {
+                                let idx = (b >> UInt32(8 - bits * (i + 1))) & UInt32(1 << bits - 1)
+                                seen |= 1 << idx
+                                d[i] = pal[Int(idx)]
+                            }
                         }
                     }
                     p += rowBytes * th
+                    if three != 0 { seen |= 1 << 3 }
                     if seen >> UInt32(psize) != 0 {
                         throw ProtocolError("ZRLE rect \(rect): palette index past the \(psize)-colour palette in the tile at \(tx),\(ty)")
                     }

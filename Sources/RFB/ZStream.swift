@@ -40,7 +40,9 @@ final class ZStream {
             strm.pointee.avail_in = UInt32(inChunk)
             strm.pointee.next_out = output + produced
             strm.pointee.avail_out = UInt32(outChunk)
+            let t0 = LibraryTiming.enabled ? LibraryTiming.now() : 0
             let rc = CZlib.inflate(strm, Z_SYNC_FLUSH)
+            if LibraryTiming.enabled { LibraryTiming.inflateNanos &+= LibraryTiming.now() &- t0 }
             let usedIn = inChunk - Int(strm.pointee.avail_in)
             let usedOut = outChunk - Int(strm.pointee.avail_out)
             consumed += usedIn; produced += usedOut

@@ -129,14 +129,17 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Decode each file this many times and report the fastest.")
     var repeats: Int = 1
 
+    @Flag(help: "Also time zlib inflate and TurboJPEG decompress inside the decode (adds clock reads).")
+    var split = false
+
     func run() throws {
         for f in files {
             do {
-                let (r, fb) = try Bench.run(path: f, repeats: repeats)
+                let (r, fb) = try Bench.run(path: f, repeats: repeats, split: split)
                 if json {
-                    print("{\"file\":\"\(r.file)\",\"updates\":\(r.updates),\"rects\":\(r.rects),\"pixels\":\(r.pixels),\"bytes\":\(r.bytes),\"cpu_s\":\(String(format: "%.4f", r.cpuSeconds)),\"wall_s\":\(String(format: "%.4f", r.wallSeconds)),\"mpix_per_cpu_s\":\(String(format: "%.1f", r.mpixPerCPUSecond))}")
+                    print("{\"file\":\"\(r.file)\",\"updates\":\(r.updates),\"rects\":\(r.rects),\"pixels\":\(r.pixels),\"bytes\":\(r.bytes),\"cpu_s\":\(String(format: "%.4f", r.cpuSeconds)),\"wall_s\":\(String(format: "%.4f", r.wallSeconds)),\"mpix_per_cpu_s\":\(String(format: "%.1f", r.mpixPerCPUSecond))\(split ? ",\"inflate_s\":\(String(format: "%.4f", r.inflateSeconds)),\"jpeg_s\":\(String(format: "%.4f", r.jpegSeconds))" : "")}")
                 } else {
-                    print("\(r.file): \(r.updates) updates, \(r.rects) rects, \(String(format: "%.1f", Double(r.pixels) / 1e6)) Mpixels, \(String(format: "%.3f", r.cpuSeconds)) CPU s, \(String(format: "%.1f", r.mpixPerCPUSecond)) Mpixel/s")
+                    print("\(r.file): \(r.updates) updates, \(r.rects) rects, \(String(format: "%.1f", Double(r.pixels) / 1e6)) Mpixels, \(String(format: "%.3f", r.cpuSeconds)) CPU s, \(String(format: "%.1f", r.mpixPerCPUSecond)) Mpixel/s" + (split ? String(format: " (inflate %.3f s, jpeg %.3f s)", r.inflateSeconds, r.jpegSeconds) : ""))
                 }
                 if let out = finalFrame, let fb {
                     try PNGWriter.write(fb, to: out)
