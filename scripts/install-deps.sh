@@ -8,7 +8,7 @@ PKGS=(
   fonts-dejavu-core
   # real VNC servers and X tools for the local desktop and the interop tests
   tigervnc-standalone-server tigervnc-tools x11vnc xvfb xauth x11-utils x11-xserver-utils
-  x11-apps xterm xfonts-base twm xdotool imagemagick mate-backgrounds
+  x11-apps xterm xfonts-base twm xdotool imagemagick mate-backgrounds xkb-data x11-xkb-utils
   # harness in ../shared/tools
   python3 procps
 )

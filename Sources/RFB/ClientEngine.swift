@@ -15,6 +15,8 @@ public struct ClientSettings: Sendable {
     public var wantDesktopSize = true
     public var wantLastRect = true
     public var wantDesktopName = true
+    /// QEMU Extended Key Event: raw key codes for servers (VMs) that take them.
+    public var wantQEMUKeyEvents = true
     /// Security types we accept, strongest first (vncviewer's SecurityTypes).
     public var securityTypes: [UInt8] = [SecurityType.vncAuth, SecurityType.none]
     /// Password for VNC authentication (never logged).
@@ -29,6 +31,7 @@ public struct ClientSettings: Sendable {
         if wantDesktopSize { l.append(Encoding.desktopSize) }
         if wantLastRect { l.append(Encoding.lastRect) }
         if wantDesktopName { l.append(Encoding.desktopName) }
+        if wantQEMUKeyEvents { l.append(Encoding.qemuExtendedKeyEvent) }
         if let q = jpegQuality { l.append(Encoding.jpegQuality0 + Int32(max(0, min(9, q)))) }
         if let c = compressLevel { l.append(Encoding.compressLevel0 + Int32(max(0, min(9, c)))) }
         return l
@@ -74,6 +77,8 @@ public enum EngineEvent: Equatable, Sendable {
     case cursor(CursorImage)
     case desktopName(String)
     case colourMapChanged
+    /// The server takes QEMU Extended Key Events: `sendKey` now sends key codes too.
+    case qemuKeyEventsSupported
 }
 
 /// The client side of RFB as a sans-I/O state machine (TigerVNC's CConnection without sockets):
@@ -97,6 +102,8 @@ public final class ClientEngine {
 
     /// Request the next update as soon as one starts arriving (hides a round trip).
     public var pipelineRequests = true
+    /// Set when the server acknowledged QEMU Extended Key Events.
+    public private(set) var qemuKeyEvents = false
 
     private var output: [UInt8] = []
     private var events: [EngineEvent] = []
@@ -417,6 +424,13 @@ public final class ClientEngine {
         case Encoding.cursor:
             try parseCursor(rect, &r)
             finishRect()
+        case Encoding.qemuExtendedKeyEvent:
+            // an empty rect: the server's acknowledgement
+            if settings.wantQEMUKeyEvents && !qemuKeyEvents {
+                qemuKeyEvents = true
+                events.append(.qemuKeyEventsSupported)
+            }
+            finishRect()
         default:
             guard decoders[enc] != nil else {
                 throw ProtocolError("server sent a rectangle in \(Encoding.name(enc)), which this viewer does not know")
@@ -476,9 +490,15 @@ public final class ClientEngine {
         output += ClientMessage.pointerEvent(x: x, y: y, buttons: buttons)
     }
 
-    public func sendKey(_ keysym: UInt32, down: Bool) {
+    /// A key press or release. `xtKeycode` (XT scancode, 0xE0xx for extended keys) goes along when
+    /// the server takes QEMU Extended Key Events; otherwise only the keysym is sent.
+    public func sendKey(_ keysym: UInt32, down: Bool, xtKeycode: UInt32? = nil) {
         guard phase == .normal else { return }
-        output += ClientMessage.keyEvent(keysym: keysym, down: down)
+        if qemuKeyEvents, let code = xtKeycode {
+            output += ClientMessage.qemuKeyEvent(keysym: keysym, keycode: code, down: down)
+        } else {
+            output += ClientMessage.keyEvent(keysym: keysym, down: down)
+        }
     }
 
     /// Classic cut text: characters Latin-1 cannot carry are left out; returns how many were.

@@ -19,6 +19,7 @@ public enum Encoding {
     public static let compressLevel0: Int32 = -256  // -256 ... -247 = level 0 ... 9
     public static let desktopName: Int32 = -307
     public static let extendedDesktopSize: Int32 = -308
+    public static let qemuExtendedKeyEvent: Int32 = -258
 
     /// Names accepted by `--encodings`, in the spelling of vncviewer and rfbrec.py.
     public static let byName: [String: Int32] = [
@@ -37,6 +38,7 @@ public enum Encoding {
         case xCursor: return "XCursor"
         case desktopName: return "DesktopName"
         case extendedDesktopSize: return "ExtendedDesktopSize"
+        case qemuExtendedKeyEvent: return "QEMUExtendedKeyEvent"
         default: return "encoding \(e)"
         }
     }

@@ -101,8 +101,9 @@ public final class Session: @unchecked Sendable {
         if !out.isEmpty { try? sendLocked(out) }
     }
 
-    public func sendKey(_ keysym: UInt32, down: Bool) {
-        let out: [UInt8] = lock.withLock { engine.sendKey(keysym, down: down); return engine.takeOutput() }
+    /// Key event (main thread); `xtKeycode` is used when the server takes QEMU Extended Key Events.
+    public func sendKey(_ keysym: UInt32, down: Bool, xtKeycode: UInt32? = nil) {
+        let out: [UInt8] = lock.withLock { engine.sendKey(keysym, down: down, xtKeycode: xtKeycode); return engine.takeOutput() }
         if !out.isEmpty { try? sendLocked(out) }
     }
 }
