@@ -1,0 +1,1 @@
+// Input modes, gestures, viewport and keyboard translation: plain logic, no SDL types.
