@@ -37,16 +37,18 @@ final class DecodeInteropTests: XCTestCase {
     func testXvncZRLE() throws { try checkLossless(.xvnc, "zrle") }
     func testXvncTightLossless() throws { try checkLossless(.xvnc, "tight") }
 
-    func testXvncTightJPEGQuality8() throws {
-        let server = try startServer(.xvnc)
+    /// Tight JPEG at quality 8: close to the server's screen (PSNR), and really lossy somewhere.
+    func checkJPEG(_ kind: VNCServer.Kind, file: StaticString = #filePath, line: UInt = #line) throws {
+        let server = try startServer(kind)
         let screen = try server.captureStableScreen()
         let (img, _) = try snapshot(server, encodings: "tight", quality: 8)
         let db = psnr(img, screen)
-        if db < 30 { saveArtefacts("xvnc-tight-q8", ["viewer": img, "server": screen]) }
-        XCTAssertGreaterThanOrEqual(db, 30, "Tight JPEG q8 PSNR \(db) dB")
-        // and it really was lossy somewhere (JPEG was used for the photo)
-        XCTAssertFalse(compareImages(img, screen).isEqual, "expected JPEG artefacts at quality 8")
+        if db < 30 { saveArtefacts("\(kind.rawValue)-tight-q8", ["viewer": img, "server": screen]) }
+        XCTAssertGreaterThanOrEqual(db, 30, "\(kind.rawValue) Tight JPEG q8 PSNR \(db) dB", file: file, line: line)
+        XCTAssertFalse(compareImages(img, screen).isEqual, "expected JPEG artefacts at quality 8", file: file, line: line)
     }
+
+    func testXvncTightJPEGQuality8() throws { try checkJPEG(.xvnc) }
 
     // x11vnc (libvncserver)
     func testX11vncZlib() throws { try checkLossless(.x11vnc, "zlib") }
@@ -54,14 +56,7 @@ final class DecodeInteropTests: XCTestCase {
     func testX11vncZRLE() throws { try checkLossless(.x11vnc, "zrle") }
     func testX11vncTightLossless() throws { try checkLossless(.x11vnc, "tight") }
 
-    func testX11vncTightJPEG() throws {
-        let server = try startServer(.x11vnc)
-        let screen = try server.captureStableScreen()
-        let (img, _) = try snapshot(server, encodings: "tight", quality: 8)
-        let db = psnr(img, screen)
-        if db < 30 { saveArtefacts("x11vnc-tight-q8", ["viewer": img, "server": screen]) }
-        XCTAssertGreaterThanOrEqual(db, 30, "x11vnc Tight JPEG q8 PSNR \(db) dB")
-    }
+    func testX11vncTightJPEG() throws { try checkJPEG(.x11vnc) }
 
     /// 16 bpp: every pixel equals the server's pixel reduced to RGB565.
     func testXvnc16bpp() throws {
