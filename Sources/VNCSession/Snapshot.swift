@@ -39,13 +39,21 @@ public enum Snapshot {
     /// Runs on the calling thread; `log` gets progress lines (never secrets).
     public static func capture(_ spec: HostSpec, options: SnapshotOptions,
                                log: (String) -> Void = { _ in }) throws -> SnapshotResult {
-        let t = try TCPTransport.connect(spec, timeout: options.connectTimeout)
+        var plan = ConnectionPlan(target: .tcp(spec))
+        plan.connectTimeout = options.connectTimeout
+        return try capture(plan, options: options, log: log)
+    }
+
+    public static func capture(_ plan: ConnectionPlan, options: SnapshotOptions,
+                               log: (String) -> Void = { _ in }) throws -> SnapshotResult {
+        let t = try plan.open(log: log)
         defer { t.close() }
         log("connected to \(t.peer)")
         return try run(transport: t, options: options, log: log)
     }
 
-    static func run(transport t: TCPTransport, options: SnapshotOptions, log: (String) -> Void) throws -> SnapshotResult {
+    /// Runs the snapshot on a transport that is already connected (e.g. accepted in --listen mode).
+    public static func run(transport t: any Transport, options: SnapshotOptions, log: (String) -> Void) throws -> SnapshotResult {
         let engine = ClientEngine(settings: options.settings)
         let start = monotonicSeconds()
         var fullAt: Double? = nil      // when the first full update completed

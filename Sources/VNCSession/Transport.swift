@@ -8,50 +8,205 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
     public init(_ d: String) { description = d }
 }
 
-/// A connected TCP socket (blocking, TCP_NODELAY). Used by the session thread only.
-public final class TCPTransport: @unchecked Sendable {
+/// A connected byte stream the session reads and writes (session thread only; `send` may also
+/// come from the input path, serialised by the session's send lock).
+public protocol Transport: AnyObject, Sendable {
+    /// The descriptor to poll for readability.
+    var fd: Int32 { get }
+    /// Who is on the other end, for messages.
+    var peer: String { get }
+    func send(_ bytes: [UInt8]) throws
+    /// 0 means the peer closed.
+    func recv(into buf: UnsafeMutableRawPointer, capacity: Int) throws -> Int
+    func close()
+}
+
+extension Transport {
+    /// Waits up to `timeout` seconds for readable data (negative: forever). True when readable.
+    public func waitReadable(timeout: Double) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ms = timeout < 0 ? -1 : Int32(min(timeout * 1000, 3_600_000))
+        while true {
+            let rc = poll(&p, 1, ms)
+            if rc < 0 && errno == EINTR { continue }
+            return rc > 0
+        }
+    }
+}
+
+/// Any connected stream socket: TCP, a unix socket, or our end of a socketpair to `ssh -W`.
+public final class SocketTransport: Transport, @unchecked Sendable {
     public let fd: Int32
     public let peer: String
+    /// A helper process carrying the stream (ssh), ended with the transport.
+    private let child: Process?
+    private let closeLock = NSLock()
+    private var closed = false
 
-    init(fd: Int32, peer: String) { self.fd = fd; self.peer = peer }
+    init(fd: Int32, peer: String, child: Process? = nil) {
+        self.fd = fd; self.peer = peer; self.child = child
+    }
     deinit { close() }
 
-    private var closed = false
     public func close() {
-        if !closed { closed = true; _ = Glibc.close(fd) }
+        let doIt: Bool = closeLock.withLock { defer { closed = true }; return !closed }
+        guard doIt else { return }
+        _ = Glibc.close(fd)
+        if let c = child, c.isRunning { c.terminate() }
     }
 
-    /// Resolves `spec.host` and tries every address it resolves to, in the resolver's order
-    /// (IPv6 and IPv4 alike), each with `timeout` seconds to connect.
-    public static func connect(_ spec: HostSpec, timeout: Double = 10) throws -> TCPTransport {
+    /// Wakes a thread blocked on this socket (poll/recv) by shutting both directions down.
+    public func interrupt() { shutdown(fd, Int32(SHUT_RDWR)) }
+
+    public func send(_ bytes: [UInt8]) throws {
+        var off = 0
+        try bytes.withUnsafeBytes { b in
+            guard let base = b.baseAddress else { return }
+            while off < b.count {
+                let n = Glibc.send(fd, base + off, b.count - off, Int32(MSG_NOSIGNAL))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw TransportError("send failed: \(String(cString: strerror(errno)))")
+                }
+                off += n
+            }
+        }
+    }
+
+    public func recv(into buf: UnsafeMutableRawPointer, capacity: Int) throws -> Int {
+        while true {
+            let n = Glibc.recv(fd, buf, capacity, 0)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw TransportError("receive failed: \(String(cString: strerror(errno)))")
+            }
+            return n
+        }
+    }
+}
+
+/// Kept for callers that think in TCP terms.
+public typealias TCPTransport = SocketTransport
+
+extension SocketTransport {
+    /// Resolves `spec.host` and connects to whichever of its addresses answers first: IPv6 and
+    /// IPv4 interleaved, a new attempt started every `stagger` seconds while earlier ones are
+    /// still pending (Happy Eyeballs, RFC 8305), all bounded by `timeout`.
+    public static func connect(_ spec: HostSpec, timeout: Double = 10, stagger: Double = 0.25) throws -> SocketTransport {
+        let addrs = try resolve(spec)
+        let deadline = monotonicSeconds() + timeout
+        var pending: [(fd: Int32, addr: ResolvedAddress)] = []
+        var errors: [String] = []
+        var next = 0
+        defer { for p in pending { Glibc.close(p.fd) } }
+        while true {
+            // start the next attempt now if nothing is pending, or every `stagger` seconds
+            if next < addrs.count {
+                let a = addrs[next]; next += 1
+                switch startConnect(a) {
+                case .connected(let fd):
+                    return finish(fd, peer: a.text)
+                case .pending(let fd):
+                    pending.append((fd, a))
+                case .failed(let why):
+                    errors.append("\(a.text): \(why)")
+                    continue
+                }
+            }
+            if pending.isEmpty {
+                throw TransportError("cannot connect to \(spec): " + (errors.isEmpty ? "no addresses" : errors.joined(separator: "; ")))
+            }
+            let left = deadline - monotonicSeconds()
+            if left <= 0 {
+                errors += pending.map { "\($0.addr.text): timed out after \(Int(timeout.rounded())) s" }
+                throw TransportError("cannot connect to \(spec): " + errors.joined(separator: "; "))
+            }
+            let wait = next < addrs.count ? min(stagger, left) : left
+            var pfds = pending.map { pollfd(fd: $0.fd, events: Int16(POLLOUT), revents: 0) }
+            let rc = poll(&pfds, nfds_t(pfds.count), Int32(max(1, wait * 1000)))
+            if rc < 0 && errno != EINTR { throw TransportError("poll failed: \(String(cString: strerror(errno)))") }
+            var i = 0
+            while i < pending.count {
+                if pfds[i].revents != 0 {
+                    var err: Int32 = 0
+                    var len = socklen_t(MemoryLayout<Int32>.size)
+                    getsockopt(pending[i].fd, SOL_SOCKET, SO_ERROR, &err, &len)
+                    let p = pending.remove(at: i); pfds.remove(at: i)
+                    if err == 0 { return finish(p.fd, peer: p.addr.text) }
+                    errors.append("\(p.addr.text): \(String(cString: strerror(err)))")
+                    Glibc.close(p.fd)
+                } else { i += 1 }
+            }
+        }
+    }
+
+    struct ResolvedAddress {
+        var family: Int32, type: Int32, proto: Int32
+        var storage: sockaddr_storage
+        var length: socklen_t
+        var text: String
+    }
+
+    /// Every address the name resolves to, IPv6 and IPv4 interleaved (first family first).
+    static func resolve(_ spec: HostSpec) throws -> [ResolvedAddress] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_ADDRCONFIG
         var res: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(spec.host, String(spec.port), &hints, &res)
-        if rc != 0 || res == nil {
-            // AI_ADDRCONFIG hides ::1 when only loopback exists; retry without it
-            hints.ai_flags = 0
-            let rc2 = getaddrinfo(spec.host, String(spec.port), &hints, &res)
-            if rc2 != 0 {
-                throw TransportError("cannot resolve '\(spec.host)': \(String(cString: gai_strerror(rc2)))")
-            }
+        if rc != 0 {
+            throw TransportError("cannot resolve '\(spec.host)': \(String(cString: gai_strerror(rc)))")
         }
         defer { freeaddrinfo(res) }
-        var errors: [String] = []
+        var v6: [ResolvedAddress] = [], v4: [ResolvedAddress] = []
+        var firstFamily: Int32 = 0
         var ai = res
         while let a = ai {
-            let addr = describe(a.pointee.ai_addr, a.pointee.ai_addrlen)
-            do {
-                let fd = try connectOne(a.pointee, timeout: timeout)
-                return TCPTransport(fd: fd, peer: addr)
-            } catch let e as TransportError {
-                errors.append("\(addr): \(e.description)")
+            var st = sockaddr_storage()
+            let len = a.pointee.ai_addrlen
+            if let src = a.pointee.ai_addr {
+                withUnsafeMutableBytes(of: &st) { dst in
+                    dst.copyMemory(from: UnsafeRawBufferPointer(start: src, count: min(Int(len), dst.count)))
+                }
             }
+            let r = ResolvedAddress(family: a.pointee.ai_family, type: a.pointee.ai_socktype, proto: a.pointee.ai_protocol,
+                                    storage: st, length: len, text: describe(a.pointee.ai_addr, len))
+            if firstFamily == 0 { firstFamily = r.family }
+            if r.family == AF_INET6 { v6.append(r) } else { v4.append(r) }
             ai = a.pointee.ai_next
         }
-        throw TransportError("cannot connect to \(spec): " + (errors.isEmpty ? "no addresses" : errors.joined(separator: "; ")))
+        // interleave, starting with the family the resolver put first
+        var (a, b) = firstFamily == AF_INET ? (v4, v6) : (v6, v4)
+        var out: [ResolvedAddress] = []
+        while !a.isEmpty || !b.isEmpty {
+            if !a.isEmpty { out.append(a.removeFirst()) }
+            if !b.isEmpty { out.append(b.removeFirst()) }
+        }
+        return out
+    }
+
+    enum Start { case connected(Int32), pending(Int32), failed(String) }
+
+    static func startConnect(_ a: ResolvedAddress) -> Start {
+        let fd = socket(a.family, a.type | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), a.proto)
+        if fd < 0 { return .failed(String(cString: strerror(errno))) }
+        var st = a.storage
+        let rc = withUnsafePointer(to: &st) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, a.length) } }
+        if rc == 0 { return .connected(fd) }
+        if errno == EINPROGRESS { return .pending(fd) }
+        let why = String(cString: strerror(errno))
+        Glibc.close(fd)
+        return .failed(why)
+    }
+
+    /// Back to blocking, TCP_NODELAY (small input events must not wait for Nagle), keepalive.
+    static func finish(_ fd: Int32, peer: String) -> SocketTransport {
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, socklen_t(MemoryLayout<Int32>.size))
+        return SocketTransport(fd: fd, peer: peer)
     }
 
     static func describe(_ sa: UnsafeMutablePointer<sockaddr>?, _ len: socklen_t) -> String {
@@ -64,61 +219,139 @@ public final class TCPTransport: @unchecked Sendable {
         return "?"
     }
 
-    private static func connectOne(_ a: addrinfo, timeout: Double) throws -> Int32 {
-        let fd = socket(a.ai_family, a.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), a.ai_protocol)
-        if fd < 0 { throw TransportError(String(cString: strerror(errno))) }
-        // Non-blocking connect so a black-holed address costs `timeout`, not the kernel's minutes.
-        let flags = fcntl(fd, F_GETFL)
-        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
-        var rc = Glibc.connect(fd, a.ai_addr, a.ai_addrlen)
-        if rc != 0 && errno == EINPROGRESS {
-            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            rc = poll(&p, 1, Int32(timeout * 1000))
-            if rc == 0 { Glibc.close(fd); throw TransportError("timed out after \(Int(timeout)) s") }
-            var err: Int32 = 0
-            var len = socklen_t(MemoryLayout<Int32>.size)
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len)
-            if err != 0 { Glibc.close(fd); throw TransportError(String(cString: strerror(err))) }
-        } else if rc != 0 {
-            let e = errno; Glibc.close(fd); throw TransportError(String(cString: strerror(e)))
+    /// A unix domain socket (e.g. Xvnc's -rfbunixpath).
+    public static func connectUnix(path: String) throws -> SocketTransport {
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let cap = MemoryLayout.size(ofValue: addr.sun_path)
+        guard !bytes.isEmpty, bytes.count < cap else {
+            throw TransportError("unix socket path '\(path)' is empty or longer than \(cap - 1) bytes")
         }
-        _ = fcntl(fd, F_SETFL, flags)
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        return fd
+        withUnsafeMutableBytes(of: &addr.sun_path) { p in
+            for (i, b) in bytes.enumerated() { p[i] = b }
+            p[bytes.count] = 0
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        if fd < 0 { throw TransportError("socket: \(String(cString: strerror(errno)))") }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if rc != 0 {
+            let why = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw TransportError("cannot connect to unix:\(path): \(why)")
+        }
+        return SocketTransport(fd: fd, peer: "unix:\(path)")
     }
 
-    /// Writes all of `bytes`.
-    public func send(_ bytes: [UInt8]) throws {
-        var off = 0
-        try bytes.withUnsafeBytes { b in
-            guard let base = b.baseAddress else { return }
-            while off < b.count {
-                let n = Glibc.send(fd, base + off, b.count - off, Int32(MSG_NOSIGNAL))
-                if n < 0 { if errno == EINTR { continue }; throw TransportError("send failed: \(String(cString: strerror(errno)))") }
-                off += n
+    /// Through an SSH gateway with the system client (`ssh -W host:port gateway`), so the
+    /// user's ~/.ssh/config, agent and keys apply. `sshCommand` is the client and its fixed
+    /// options (FARCAST_SSH, default "ssh"). The child's stdin/stdout are our socketpair's other end.
+    public static func connectVia(gateway: String, target: HostSpec, sshCommand: [String] = ["ssh"],
+                                  log: (String) -> Void = { _ in }) throws -> SocketTransport {
+        guard let exe = sshCommand.first else { throw TransportError("empty ssh command") }
+        var fds: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            throw TransportError("socketpair: \(String(cString: strerror(errno)))")
+        }
+        let (gwHost, gwPort) = splitGateway(gateway)
+        var args = Array(sshCommand.dropFirst())
+        if let p = gwPort { args += ["-p", String(p)] }
+        // -W host:port, with IPv6 literals in brackets
+        let dest = target.host.contains(":") ? "[\(target.host)]:\(target.port)" : "\(target.host):\(target.port)"
+        args += ["-o", "ExitOnForwardFailure=yes", "-W", dest, gwHost]
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: exe.hasPrefix("/") ? exe : (findInPath(exe) ?? "/usr/bin/\(exe)"))
+        p.arguments = args
+        let theirs = FileHandle(fileDescriptor: fds[1], closeOnDealloc: false)
+        p.standardInput = theirs
+        p.standardOutput = theirs
+        log("via: \(([exe] + args).joined(separator: " "))")
+        do { try p.run() } catch {
+            Glibc.close(fds[0]); Glibc.close(fds[1])
+            throw TransportError("cannot start ssh (\(exe)): \(error.localizedDescription)")
+        }
+        Glibc.close(fds[1])
+        return SocketTransport(fd: fds[0], peer: "\(target) via \(gateway)", child: p)
+    }
+
+    /// "[user@]host[:port]" → ("[user@]host", port)
+    static func splitGateway(_ g: String) -> (String, Int?) {
+        if let i = g.lastIndex(of: ":"), !g.contains("["), g.filter({ $0 == ":" }).count == 1,
+           let p = Int(g[g.index(after: i)...]) {
+            return (String(g[..<i]), p)
+        }
+        return (g, nil)
+    }
+
+    static func findInPath(_ name: String) -> String? {
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let p = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        return nil
+    }
+}
+
+/// Reverse connections: wait for a server to connect to us (vncviewer -listen).
+public final class Listener: @unchecked Sendable {
+    public let fd: Int32
+    public let port: Int
+
+    /// Listens on all addresses (IPv6 and IPv4) or on loopback only, port 5500 by default.
+    public init(port: Int = 5500, loopbackOnly: Bool = false) throws {
+        var fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var one: Int32 = 1, zero: Int32 = 0
+        if fd >= 0 {
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(4))
+            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &zero, socklen_t(4))
+            var a = sockaddr_in6()
+            a.sin6_family = sa_family_t(AF_INET6)
+            a.sin6_port = in_port_t(UInt16(port).bigEndian)
+            a.sin6_addr = loopbackOnly ? in6addr_loopback : in6addr_any
+            let rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+            if rc != 0 || loopbackOnly { Glibc.close(fd); fd = -1 }   // loopback-only: IPv4 below
+        }
+        if fd < 0 {
+            // no IPv6 (or loopback wanted for IPv4 clients): IPv4
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(4))
+            var a = sockaddr_in()
+            a.sin_family = sa_family_t(AF_INET)
+            a.sin_port = in_port_t(UInt16(port).bigEndian)
+            a.sin_addr.s_addr = loopbackOnly ? inet_addr("127.0.0.1") : INADDR_ANY
+            let rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            if rc != 0 {
+                let why = String(cString: strerror(errno))
+                Glibc.close(fd)
+                throw TransportError("cannot listen on port \(port): \(why)")
             }
         }
+        guard Glibc.listen(fd, 4) == 0 else {
+            let why = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw TransportError("cannot listen on port \(port): \(why)")
+        }
+        self.fd = fd
+        self.port = port
     }
+    deinit { Glibc.close(fd) }
 
-    /// Waits up to `timeout` seconds for readable data (negative: forever). True when readable.
-    public func waitReadable(timeout: Double) -> Bool {
+    /// Waits up to `timeout` seconds (negative: forever) for one server to connect.
+    public func accept(timeout: Double = -1) throws -> SocketTransport {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let ms = timeout < 0 ? -1 : Int32(min(timeout * 1000, 3_600_000))
-        while true {
-            let rc = poll(&p, 1, ms)
-            if rc < 0 && errno == EINTR { continue }
-            return rc > 0
-        }
-    }
-
-    /// Reads into `buf`; 0 means the peer closed.
-    public func recv(into buf: UnsafeMutableRawPointer, capacity: Int) throws -> Int {
-        while true {
-            let n = Glibc.recv(fd, buf, capacity, 0)
-            if n < 0 { if errno == EINTR { continue }; throw TransportError("receive failed: \(String(cString: strerror(errno)))") }
-            return n
-        }
+        let rc = poll(&p, 1, timeout < 0 ? -1 : Int32(timeout * 1000))
+        if rc == 0 { throw TransportError("no server connected to port \(port) within \(Int(timeout)) s") }
+        var st = sockaddr_storage()
+        var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let c = withUnsafeMutablePointer(to: &st) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(fd, $0, &len) } }
+        if c < 0 { throw TransportError("accept failed: \(String(cString: strerror(errno)))") }
+        _ = fcntl(c, F_SETFD, FD_CLOEXEC)
+        let peer = withUnsafeMutablePointer(to: &st) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketTransport.describe($0, len) } }
+        var one: Int32 = 1
+        setsockopt(c, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(4))
+        return SocketTransport(fd: c, peer: peer)
     }
 }
 
