@@ -147,7 +147,7 @@ public enum KeyboardLayoutDetector {
         let deadline = Date().addingTimeInterval(timeout)
         while p.isRunning && Date() < deadline { usleep(10_000) }
         if p.isRunning {
-            p.terminate()
+            kill(p.processIdentifier, SIGKILL)   // our own child, stuck (X server not answering)
             p.waitUntilExit()
             return nil
         }
