@@ -17,13 +17,14 @@ enum KeyMap {
         Int32(SDLK_SCROLLLOCK.rawValue): 0xff14, Int32(SDLK_NUMLOCKCLEAR.rawValue): 0xff7f,
     ]
 
-    static func keysym(for k: SDL_Keysym) -> UInt32? {
-        let sym = k.sym
+    static func keysym(for k: SDL_Keysym) -> UInt32? { keysym(sym: k.sym, mod: k.mod) }
+
+    static func keysym(sym: Int32, mod: UInt16) -> UInt32? {
         if let s = special[sym] { return s }
         let f1 = Int32(SDLK_F1.rawValue), f12 = Int32(SDLK_F12.rawValue)
         if sym >= f1 && sym <= f12 { return 0xffbe + UInt32(sym - f1) }
         if sym >= 32 && sym < 127 {
-            let shift = (Int32(k.mod) & Int32(KMOD_SHIFT.rawValue)) != 0
+            let shift = (Int32(mod) & Int32(KMOD_SHIFT.rawValue)) != 0
             if shift, let u = shifted[UInt8(sym)] { return UInt32(u) }
             return UInt32(sym)
         }

@@ -1,27 +1,68 @@
 import CSDL2
 import Foundation
+import Interaction
 import RFB
+import Synchronization
 import VNCSession
 
+/// Coalesces wake-ups from the session thread: at most one SDL user event is queued at a time,
+/// so the main loop is never more than one frame behind the network.
+final class WakeSignal: Sendable {
+    let eventType: UInt32
+    private let pending = Atomic<Bool>(false)
+    init(eventType: UInt32) { self.eventType = eventType }
+
+    /// Any thread. Pushes the event unless one is already waiting.
+    func signal() {
+        guard pending.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        var e = SDL_Event()
+        e.type = eventType
+        // SDL_PushEvent is thread-safe and wakes SDL_WaitEvent
+        if SDL_PushEvent(&e) != 1 { pending.store(false, ordering: .releasing) }
+    }
+
+    /// Main thread, before reading what the session has: a wake after this pushes a new event.
+    func acknowledge() { pending.store(false, ordering: .releasing) }
+}
+
 /// The SDL front end (main thread only): a window showing the session's framebuffer through a
-/// streaming texture updated from damaged rectangles, fit to the window with the aspect kept,
-/// and mouse/keyboard sent back through the viewport transform.
+/// streaming texture updated from damage, placed by the viewport (fit, 1:1 or a zoom), with the
+/// status panel, the F8 menu and the remote cursor; input goes to the session via the router.
+///
+/// The loop sleeps in SDL_WaitEvent until input or a session wake-up arrives (an idle viewer
+/// uses no CPU), and presents at most once per display refresh.
 public final class ViewerWindow {
     let session: Session
     let viewOnly: Bool
+    var fullscreen: Bool
+    let initialScaling: ScalingMode
+    /// The key translator (the xkbcommon one plugs in here); set before `run()`.
+    public var keyTranslator: KeyTranslating = KeyMapTranslator()
+
     var window: OpaquePointer?
     var renderer: OpaquePointer?
-    var texture: OpaquePointer?
-    var texW = 0, texH = 0
-    var buttons: UInt8 = 0
-    var wakeEvent: UInt32 = 0
-    var fullscreen: Bool
-    var sdlCursor: OpaquePointer?
+    var frame: FrameRenderer?
+    var overlay: Overlay?
+    var router: InputRouter?
+    var wake: WakeSignal?
+    /// Seconds between presents when the renderer has no vsync (0 with vsync: present waits).
+    var frameInterval = 0.0
+    var everReady = false
+    var ended: String?
+    var quit = false
 
-    public init(session: Session, fullscreen: Bool = false, viewOnly: Bool = false) {
+    // cursors
+    var remoteCursor: OpaquePointer?
+    var remoteCursorEmpty = false
+    var haveRemoteCursor = false
+    var dotCursor: OpaquePointer?
+    var arrowCursor: OpaquePointer?
+
+    public init(session: Session, fullscreen: Bool = false, viewOnly: Bool = false, scaling: ScalingMode = .fit) {
         self.session = session
         self.fullscreen = fullscreen
         self.viewOnly = viewOnly
+        self.initialScaling = scaling
     }
 
     struct SDLError: Error, CustomStringConvertible { let description: String }
@@ -30,189 +71,274 @@ public final class ViewerWindow {
         SDLError(description: "\(what): \(String(cString: SDL_GetError()))")
     }
 
-    /// Runs until the window is closed or the connection ends; returns the final session state.
+    /// Runs until the window is closed or the user disconnects; returns the final session state.
+    /// After a failure the window stays up with the message until dismissed.
     public func run() throws -> Session.State {
         SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0")
+        // a full-screen viewer must stay up when Alt+Tab goes to the remote side
+        SDL_SetHint(SDL_HINT_VIDEO_MINIMIZE_ON_FOCUS_LOSS, "0")
         guard SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) == 0 else { throw ViewerWindow.sdlError("SDL_Init") }
         defer { SDL_Quit() }
-        wakeEvent = SDL_RegisterEvents(1)
         let flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_ALLOW_HIGHDPI.rawValue | (fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue : 0)
         window = SDL_CreateWindow("Farcast — connecting to \(session.spec)", Int32(SDL_WINDOWPOS_UNDEFINED_MASK), Int32(SDL_WINDOWPOS_UNDEFINED_MASK), 1024, 768, flags)
-        guard window != nil else { throw ViewerWindow.sdlError("SDL_CreateWindow") }
-        renderer = SDL_CreateRenderer(window, -1, SDL_RENDERER_ACCELERATED.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue)
-            ?? SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue)
-        guard renderer != nil else { throw ViewerWindow.sdlError("SDL_CreateRenderer") }
-        SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "linear")
+        guard let window else { throw ViewerWindow.sdlError("SDL_CreateWindow") }
         defer { teardown() }
+        guard let r = ViewerWindow.makeRenderer(window) else { throw ViewerWindow.sdlError("SDL_CreateRenderer") }
+        renderer = r
+        frameInterval = ViewerWindow.presentInterval(r, window)
+        frame = FrameRenderer(renderer: r)
+        overlay = Overlay(renderer: r)
+        let router = InputRouter(sink: session, viewport: Viewport(mode: initialScaling), viewOnly: viewOnly, keyTranslator: keyTranslator)
+        router.fullscreen = fullscreen
+        self.router = router
+        if fullscreen { SDL_SetWindowKeyboardGrab(window, SDL_TRUE) }
+        arrowCursor = SDL_CreateSystemCursor(SDL_SYSTEM_CURSOR_ARROW)
 
-        let ev = wakeEvent
-        session.wake = {
-            // thread-safe: SDL_PushEvent may be called from any thread
-            var e = SDL_Event()
-            e.type = ev
-            SDL_PushEvent(&e)
-        }
+        let wake = WakeSignal(eventType: SDL_RegisterEvents(1))
+        self.wake = wake
+        session.wake = { wake.signal() }
         session.start()
         defer { session.stop() }
-        present()
+        syncSizes()
+        applyCursor()
+
+        var needsPresent = true
+        var nextPresent = 0.0
         var e = SDL_Event()
-        while true {
-            guard SDL_WaitEvent(&e) != 0 else { continue }
-            var dirty = false
-            repeat {
-                if !handle(e, &dirty) { return session.state }
-            } while SDL_PollEvent(&e) != 0
-            switch session.state {
-            case .failed, .closed: return session.state
-            default: break
+        while !quit {
+            let got: Bool
+            if needsPresent {
+                let wait = nextPresent - ViewerWindow.now()
+                got = wait > 0 ? SDL_WaitEventTimeout(&e, Int32((wait * 1000).rounded(.up))) != 0 : SDL_PollEvent(&e) != 0
+            } else {
+                got = SDL_WaitEvent(&e) != 0
             }
-            if dirty { present() }
+            if got {
+                repeat {
+                    if handle(e) { needsPresent = true }
+                } while !quit && SDL_PollEvent(&e) != 0
+            }
+            if quit { break }
+            if needsPresent && ViewerWindow.now() >= nextPresent {
+                present()
+                needsPresent = false
+                nextPresent = ViewerWindow.now() + frameInterval
+            }
         }
+        return session.state
     }
+
+    /// Hardware with vsync, else software (vsync where the driver offers it).
+    static func makeRenderer(_ window: OpaquePointer) -> OpaquePointer? {
+        SDL_CreateRenderer(window, -1, SDL_RENDERER_ACCELERATED.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue)
+            ?? SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue)
+            ?? SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue)
+    }
+
+    /// 0 when presents wait for vsync; otherwise one refresh of the window's display (60 Hz if unknown).
+    static func presentInterval(_ r: OpaquePointer, _ w: OpaquePointer) -> Double {
+        var info = SDL_RendererInfo()
+        if SDL_GetRendererInfo(r, &info) == 0, info.flags & SDL_RENDERER_PRESENTVSYNC.rawValue != 0 { return 0 }
+        var mode = SDL_DisplayMode()
+        let hz = SDL_GetWindowDisplayMode(w, &mode) == 0 && mode.refresh_rate > 0 ? Double(mode.refresh_rate) : 60
+        return 1 / hz
+    }
+
+    static func now() -> Double { Double(SDL_GetPerformanceCounter()) / Double(SDL_GetPerformanceFrequency()) }
 
     func teardown() {
-        if let t = texture { SDL_DestroyTexture(t) }
-        if let c = sdlCursor { SDL_FreeCursor(c) }
+        frame = nil
+        overlay = nil
+        for c in [remoteCursor, dotCursor, arrowCursor] { if let c { SDL_FreeCursor(c) } }
+        remoteCursor = nil; dotCursor = nil; arrowCursor = nil
         if let r = renderer { SDL_DestroyRenderer(r) }
         if let w = window { SDL_DestroyWindow(w) }
+        renderer = nil; window = nil
     }
 
-    /// Returns false to quit.
-    func handle(_ e: SDL_Event, _ dirty: inout Bool) -> Bool {
+    /// Returns true when the window needs presenting.
+    func handle(_ e: SDL_Event) -> Bool {
+        guard let router else { return false }
         switch e.type {
         case SDL_QUIT.rawValue:
+            quit = true
             return false
-        case wakeEvent:
-            for ev in session.takeEvents() {
-                switch ev {
-                case .ready(let name, _, _), .desktopName(let name):
-                    SDL_SetWindowTitle(window, "\(name) — Farcast")
-                case .cursor(let c):
-                    setCursor(c)
-                case .bell:
-                    break
-                default: break
+        case wake?.eventType:
+            wake?.acknowledge()
+            sessionChanged()
+            return true
+        case SDL_WINDOWEVENT.rawValue:
+            _ = router.handle(e)
+            syncSizes()
+            return true
+        default:
+            var redraw = false
+            for a in router.handle(e) {
+                switch a {
+                case .redraw: redraw = true
+                case .toggleFullscreen: toggleFullscreen()
+                case .setScaling(let s):
+                    router.viewport.mode = s
+                    applyCursor()
+                case .menuChanged:
+                    layoutMenu()
+                    applyCursor()
+                case .disconnect:
+                    session.stop()
+                    quit = true
+                case .quit:
+                    quit = true
                 }
             }
-            uploadDamage()
-            dirty = true
-        case SDL_WINDOWEVENT.rawValue:
-            dirty = true
-            if e.window.event == UInt8(SDL_WINDOWEVENT_FOCUS_LOST.rawValue) { releaseAll() }
-        case SDL_MOUSEMOTION.rawValue:
-            pointer(Int(e.motion.x), Int(e.motion.y))
-        case SDL_MOUSEBUTTONDOWN.rawValue, SDL_MOUSEBUTTONUP.rawValue:
-            let bit: UInt8
-            switch Int32(e.button.button) {
-            case SDL_BUTTON_LEFT: bit = 1
-            case SDL_BUTTON_MIDDLE: bit = 2
-            case SDL_BUTTON_RIGHT: bit = 4
-            case SDL_BUTTON_X1: bit = 128   // back
-            default: bit = 0
-            }
-            if e.type == SDL_MOUSEBUTTONDOWN.rawValue { buttons |= bit } else { buttons &= ~bit }
-            pointer(Int(e.button.x), Int(e.button.y))
-        case SDL_MOUSEWHEEL.rawValue:
-            var mx: Int32 = 0, my: Int32 = 0
-            SDL_GetMouseState(&mx, &my)
-            // wheel: buttons 4/5 (up/down), 6/7 (left/right), pressed and released
-            var bits: [UInt8] = []
-            if e.wheel.y > 0 { bits.append(8) } else if e.wheel.y < 0 { bits.append(16) }
-            if e.wheel.x < 0 { bits.append(32) } else if e.wheel.x > 0 { bits.append(64) }
-            for b in bits {
-                buttons |= b; pointer(Int(mx), Int(my))
-                buttons &= ~b; pointer(Int(mx), Int(my))
-            }
-        case SDL_KEYDOWN.rawValue, SDL_KEYUP.rawValue:
-            let down = e.type == SDL_KEYDOWN.rawValue
-            if down && e.key.keysym.sym == Int32(SDLK_F11.rawValue) { toggleFullscreen(); break }
-            if let ks = KeyMap.keysym(for: e.key.keysym), !viewOnly {
-                session.sendKey(ks, down: down)
-                if down { pressed.insert(ks) } else { pressed.remove(ks) }
-            }
-        default: break
+            return redraw
         }
-        return true
     }
 
-    var pressed = Set<UInt32>()
+    /// Session events and state (the wake-up said something changed).
+    func sessionChanged() {
+        for ev in session.takeEvents() {
+            switch ev {
+            case .ready(let name, _, _), .desktopName(let name):
+                SDL_SetWindowTitle(window, "\(name) — Farcast")
+            case .cursor(let c):
+                setRemoteCursor(c)
+            default: break
+            }
+        }
+        switch session.state {
+        case .ready:
+            everReady = true
+        case .failed(let why):
+            if ended == nil {
+                ended = everReady ? "Connection lost: \(why)" : "Could not connect to \(session.spec): \(why)"
+                router?.sessionEnded = true
+                router?.closeMenu()
+                applyCursor()
+            }
+        case .closed:
+            quit = true
+        default:
+            // connecting, authenticating, waiting (reconnecting per --reconnect): the status
+            // panel says so; the countdown overlay comes with the reconnect UI
+            break
+        }
+        syncSizes()
+    }
 
-    /// No stuck keys: everything held is released when focus goes.
-    func releaseAll() {
-        guard !viewOnly else { return }
-        for k in pressed { session.sendKey(k, down: false) }
-        pressed.removeAll()
+    /// Viewport sizes from the framebuffer, the window (points) and the renderer (pixels).
+    func syncSizes() {
+        guard let router, let window, let renderer else { return }
+        let (fw, fh) = session.lock.withLock { (session.framebuffer?.width ?? 0, session.framebuffer?.height ?? 0) }
+        var ww: Int32 = 0, wh: Int32 = 0, ow: Int32 = 0, oh: Int32 = 0
+        SDL_GetWindowSize(window, &ww, &wh)
+        SDL_GetRendererOutputSize(renderer, &ow, &oh)
+        router.viewport.resize(framebuffer: fw, fh, window: Int(ww), Int(wh), output: Int(ow), Int(oh))
+        layoutMenu()
     }
 
     func toggleFullscreen() {
         fullscreen.toggle()
+        router?.fullscreen = fullscreen
         SDL_SetWindowFullscreen(window, fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue : 0)
+        // grab the keyboard in full screen so Alt+Tab and friends reach the remote side
+        SDL_SetWindowKeyboardGrab(window, fullscreen ? SDL_TRUE : SDL_FALSE)
+        syncSizes()
     }
 
-    /// Where the framebuffer is drawn in the renderer's output: fit, aspect kept, centred.
-    func viewport() -> SDL_Rect? {
-        guard texW > 0, texH > 0 else { return nil }
-        var ow: Int32 = 0, oh: Int32 = 0
-        SDL_GetRendererOutputSize(renderer, &ow, &oh)
-        let s = min(Double(ow) / Double(texW), Double(oh) / Double(texH))
-        let w = Int32(Double(texW) * s), h = Int32(Double(texH) * s)
-        return SDL_Rect(x: (ow - w) / 2, y: (oh - h) / 2, w: w, h: h)
-    }
-
-    func pointer(_ wx: Int, _ wy: Int) {
-        guard !viewOnly, let vp = viewport(), vp.w > 0, vp.h > 0 else { return }
-        // window points to output pixels (HiDPI), then to framebuffer pixels
-        var ww: Int32 = 0, wh: Int32 = 0, ow: Int32 = 0, oh: Int32 = 0
-        SDL_GetWindowSize(window, &ww, &wh)
-        SDL_GetRendererOutputSize(renderer, &ow, &oh)
-        let px = Double(wx) * Double(ow) / Double(max(1, ww)), py = Double(wy) * Double(oh) / Double(max(1, wh))
-        let fx = (px - Double(vp.x)) * Double(texW) / Double(vp.w)
-        let fy = (py - Double(vp.y)) * Double(texH) / Double(vp.h)
-        // in the letterbox bars nothing is sent
-        guard fx >= 0, fy >= 0, fx < Double(texW), fy < Double(texH) else { return }
-        session.sendPointer(x: Int(fx), y: Int(fy), buttons: buttons)
-    }
-
-    func setCursor(_ c: CursorImage) {
-        if let old = sdlCursor { SDL_FreeCursor(old); sdlCursor = nil }
-        if c.isEmpty || c.width == 0 || c.height == 0 {
-            SDL_ShowCursor(SDL_DISABLE)
-            return
+    /// The menu's geometry in window points, for mouse hits.
+    func layoutMenu() {
+        guard let router, let overlay, let m = router.menu else { return }
+        let vp = router.viewport
+        let l = overlay.layoutMenu(m, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
+        func pts(_ r: SDL_Rect) -> ViewRect {
+            let a = vp.toWindow(output: ViewPoint(x: Double(r.x), y: Double(r.y)))
+            let b = vp.toWindow(output: ViewPoint(x: Double(r.x + r.w), y: Double(r.y + r.h)))
+            return ViewRect(x: a.x, y: a.y, w: b.x - a.x, h: b.y - a.y)
         }
-        var px = c.argb
-        let surf = px.withUnsafeMutableBytes { b in
-            SDL_CreateRGBSurfaceWithFormatFrom(b.baseAddress, Int32(c.width), Int32(c.height), 32, Int32(c.width * 4), SDL_PIXELFORMAT_ARGB8888.rawValue)
-        }
-        guard let surf else { return }
-        sdlCursor = SDL_CreateColorCursor(surf, Int32(c.hotX), Int32(c.hotY))
-        SDL_FreeSurface(surf)
-        if let cur = sdlCursor { SDL_SetCursor(cur); SDL_ShowCursor(SDL_ENABLE) }
+        router.setMenuLayout(frame: pts(l.frame), rows: l.rows.map(pts))
     }
 
-    /// Uploads only the damaged rectangles (the texture is the framebuffer's format).
-    func uploadDamage() {
-        session.lock.lock()
-        defer { session.lock.unlock() }
-        guard let fb = session.framebuffer else { return }
-        if fb.width != texW || fb.height != texH || texture == nil {
-            if let t = texture { SDL_DestroyTexture(t) }
-            texture = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_RGB888.rawValue, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue), Int32(max(1, fb.width)), Int32(max(1, fb.height)))
-            texW = fb.width; texH = fb.height
-            _ = fb.takeDamage()
-            var all = SDL_Rect(x: 0, y: 0, w: Int32(fb.width), h: Int32(fb.height))
-            SDL_UpdateTexture(texture, &all, fb.pixels, Int32(fb.width * 4))
-            return
-        }
-        for r in fb.takeDamage() {
-            var sr = SDL_Rect(x: Int32(r.x), y: Int32(r.y), w: Int32(r.w), h: Int32(r.h))
-            SDL_UpdateTexture(texture, &sr, fb.pixels + r.y * fb.width + r.x, Int32(fb.width * 4))
+    func statusMessage() -> (String, String?)? {
+        if let ended { return (ended, "Press Esc or Enter to close") }
+        switch session.state {
+        case .connecting: return ("Connecting to \(session.spec)…", nil)
+        case .authenticating: return ("Authenticating…", nil)
+        default: return nil
         }
     }
 
     func present() {
-        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
-        SDL_RenderClear(renderer)
-        if let t = texture, var vp = viewport() { SDL_RenderCopy(renderer, t, nil, &vp) }
+        guard let renderer, let frame, let overlay, let router else { return }
+        session.lock.withLock {
+            if let fb = session.framebuffer { frame.upload(fb) }
+        }
+        let vp = router.viewport
+        frame.draw(vp)
+        if ended != nil { overlay.dim(vp.outputWidth, vp.outputHeight) }
+        if let (msg, hint) = statusMessage() {
+            overlay.status(msg, hint: hint, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
+        }
+        if let m = router.menu {
+            overlay.menu(m, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
+        }
         SDL_RenderPresent(renderer)
+    }
+
+    // MARK: cursor
+
+    /// The server's cursor over the desktop (a dot when it is empty, like TigerVNC's
+    /// DotWhenNoCursor); the local arrow over the menu, while connecting and after the end.
+    func applyCursor() {
+        let local = router?.menuOpen == true || ended != nil || !haveRemoteCursor
+        let c: OpaquePointer?
+        if local {
+            c = arrowCursor
+        } else if remoteCursorEmpty {
+            if dotCursor == nil { dotCursor = ViewerWindow.makeDotCursor() }
+            c = dotCursor
+        } else {
+            c = remoteCursor
+        }
+        if let c { SDL_SetCursor(c) }
+        SDL_ShowCursor(SDL_ENABLE)
+    }
+
+    func setRemoteCursor(_ c: CursorImage) {
+        if let old = remoteCursor { SDL_FreeCursor(old); remoteCursor = nil }
+        haveRemoteCursor = true
+        remoteCursorEmpty = c.isEmpty || c.argb.count < c.width * c.height
+        if !remoteCursorEmpty {
+            var px = c.argb
+            let surf = px.withUnsafeMutableBytes { b in
+                SDL_CreateRGBSurfaceWithFormatFrom(b.baseAddress, Int32(c.width), Int32(c.height), 32, Int32(c.width * 4), SDL_PIXELFORMAT_ARGB8888.rawValue)
+            }
+            if let surf {
+                remoteCursor = SDL_CreateColorCursor(surf, Int32(c.hotX), Int32(c.hotY))
+                SDL_FreeSurface(surf)
+            }
+            if remoteCursor == nil { remoteCursorEmpty = true }
+        }
+        applyCursor()
+    }
+
+    /// A 5×5 round dot, black with a white rim, hot spot in the middle.
+    static let dotPattern = [
+        " www ",
+        "wbbbw",
+        "wbbbw",
+        "wbbbw",
+        " www ",
+    ]
+
+    static func makeDotCursor() -> OpaquePointer? {
+        var px: [UInt32] = dotPattern.flatMap { row in
+            row.map { ch -> UInt32 in ch == "b" ? 0xff00_0000 : ch == "w" ? 0xffff_ffff : 0 }
+        }
+        let surf = px.withUnsafeMutableBytes { b in
+            SDL_CreateRGBSurfaceWithFormatFrom(b.baseAddress, 5, 5, 32, 20, SDL_PIXELFORMAT_ARGB8888.rawValue)
+        }
+        guard let surf else { return nil }
+        defer { SDL_FreeSurface(surf) }
+        return SDL_CreateColorCursor(surf, 2, 2)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import RFB
 import VNCSession
 import SDLViewer
+import Interaction
 
 /// Exit with a one-line reason on stderr (what was wrong and, where we can, how to fix it).
 func die(_ msg: String, code: Int32 = 1) -> Never {
@@ -164,12 +165,20 @@ struct ViewCommand: ParsableCommand {
     @Flag(help: "Send no input at all.")
     var viewOnly = false
 
+    @Option(help: "Scaling: fit (the window, aspect kept), 1:1, or a zoom such as 200% or 50%. When the desktop is larger than the window, Ctrl+Alt+wheel scrolls (Shift for sideways). F8 opens the menu.")
+    var scale: String = "fit"
+
+    func validate() throws {
+        if ScalingMode(parsing: scale) == nil { throw ValidationError("--scale takes fit, 1:1 or N% (10%-1600%), got '\(scale)'") }
+    }
+
     func run() throws {
         var settings = conn.settings()
         // Live viewing defaults to JPEG quality 8 when Tight is used, as vncviewer does on fast links.
         if settings.jpegQuality == nil && conn.encodings == nil { settings.jpegQuality = 8 }
         let session = Session(spec: conn.spec(), settings: settings)
-        let w = ViewerWindow(session: session, fullscreen: fullscreen, viewOnly: viewOnly)
+        let w = ViewerWindow(session: session, fullscreen: fullscreen, viewOnly: viewOnly,
+                             scaling: ScalingMode(parsing: scale) ?? .fit)
         let end: Session.State
         do { end = try w.run() } catch { die("\(error)") }
         if case .failed(let why) = end { die(why) }
@@ -181,6 +190,6 @@ struct Viewer: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "viewer",
         abstract: "Farcast, a VNC viewer.",
-        subcommands: [ViewCommand.self, SnapshotCommand.self, BenchCommand.self],
+        subcommands: [ViewCommand.self, SnapshotCommand.self, BenchCommand.self, RenderBenchCommand.self],
         defaultSubcommand: ViewCommand.self)
 }

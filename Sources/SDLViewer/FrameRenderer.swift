@@ -1,0 +1,69 @@
+import CSDL2
+import Foundation
+import Interaction
+import RFB
+
+/// The framebuffer as a streaming texture in its own format (XRGB8888, SDL's RGB888), so an
+/// upload is a copy of the damaged rows. Main thread only.
+public final class FrameRenderer {
+    let renderer: OpaquePointer
+    private(set) var texture: OpaquePointer?
+    public private(set) var textureWidth = 0, textureHeight = 0
+    /// Pixels and rects sent to the texture by the last `upload` (tests and the benchmark).
+    public private(set) var lastUploadPixels = 0, lastUploadRects = 0
+    private var linear: Bool?
+
+    public init(renderer: OpaquePointer) { self.renderer = renderer }
+    deinit { if let t = texture { SDL_DestroyTexture(t) } }
+
+    /// Copies what changed since the last call. The caller holds the lock that guards `fb`.
+    /// A new framebuffer size (DesktopSize) recreates the texture and uploads it whole.
+    @discardableResult
+    public func upload(_ fb: Framebuffer) -> Bool {
+        lastUploadPixels = 0; lastUploadRects = 0
+        guard fb.width > 0, fb.height > 0 else { return false }
+        if texture == nil || fb.width != textureWidth || fb.height != textureHeight {
+            if let t = texture { SDL_DestroyTexture(t) }
+            linear = nil
+            texture = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_RGB888.rawValue,
+                                        Int32(SDL_TEXTUREACCESS_STREAMING.rawValue), Int32(fb.width), Int32(fb.height))
+            guard texture != nil else {
+                FileHandle.standardError.write(Data("viewer: cannot make a \(fb.width)x\(fb.height) texture: \(String(cString: SDL_GetError()))\n".utf8))
+                textureWidth = 0; textureHeight = 0
+                return false
+            }
+            textureWidth = fb.width; textureHeight = fb.height
+            _ = fb.takeDamage()
+            send(fb, fb.bounds)
+            return true
+        }
+        let damage = fb.takeDamage()
+        for r in damage { send(fb, r.intersection(fb.bounds)) }
+        return !damage.isEmpty
+    }
+
+    private func send(_ fb: Framebuffer, _ r: Rect) {
+        guard !r.isEmpty, let t = texture else { return }
+        var sr = SDL_Rect(x: Int32(r.x), y: Int32(r.y), w: Int32(r.w), h: Int32(r.h))
+        SDL_UpdateTexture(t, &sr, fb.pixels + r.y * fb.width + r.x, Int32(fb.width * 4))
+        lastUploadPixels += r.area
+        lastUploadRects += 1
+    }
+
+    /// Clears to black and draws the visible part of the framebuffer where the viewport says:
+    /// nearest filtering at 1:1 (crisp pixels), linear when scaled.
+    public func draw(_ vp: Viewport) {
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
+        SDL_RenderClear(renderer)
+        guard let t = texture, textureWidth == vp.framebufferWidth, textureHeight == vp.framebufferHeight,
+              let (s, d) = vp.drawRects() else { return }
+        let wantLinear = !vp.isOneToOne
+        if linear != wantLinear {
+            SDL_SetTextureScaleMode(t, wantLinear ? SDL_ScaleModeLinear : SDL_ScaleModeNearest)
+            linear = wantLinear
+        }
+        var src = SDL_Rect(x: Int32(s.x), y: Int32(s.y), w: Int32(s.w), h: Int32(s.h))
+        var dst = SDL_FRect(x: Float(d.x), y: Float(d.y), w: Float(d.w), h: Float(d.h))
+        SDL_RenderCopyF(renderer, t, &src, &dst)
+    }
+}

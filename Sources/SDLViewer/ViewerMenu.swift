@@ -1,0 +1,69 @@
+import Interaction
+
+/// What a menu entry does when chosen.
+public enum MenuAction: Equatable, Sendable {
+    case toggleFullscreen
+    case setScaling(ScalingMode)
+    case sendCtrlAltDel
+    case sendF8
+    case disconnect
+}
+
+/// The F8 menu (like vncviewer's): a list of entries, one selected, laid out in window points
+/// by the overlay so that mouse hits use the same geometry that is drawn. Main thread only.
+///
+/// Only entries that work now are listed; input modes and the monitor picker are added by their
+/// own issues.
+public struct ViewerMenu: Equatable {
+    public struct Item: Equatable {
+        public var title: String
+        public var action: MenuAction
+        /// Shown with a check mark (full screen on, the current scaling).
+        public var checked: Bool
+        /// A thin rule is drawn above this entry.
+        public var separatorAbove: Bool
+    }
+
+    public private(set) var items: [Item] = []
+    public var selected = 0
+    /// Window-point geometry of the panel and of each row, set when laid out.
+    public var frame = ViewRect(x: 0, y: 0, w: 0, h: 0)
+    public var rowFrames: [ViewRect] = []
+
+    /// The scalings offered in the menu.
+    public static let scalings: [ScalingMode] = [.fit, .zoom(1), .zoom(2)]
+
+    public init(fullscreen: Bool, scaling: ScalingMode, viewOnly: Bool) {
+        items.append(Item(title: "Full screen", action: .toggleFullscreen, checked: fullscreen, separatorAbove: false))
+        var first = true
+        for s in ViewerMenu.scalings {
+            let title: String
+            switch s {
+            case .fit: title = "Scale to fit window"
+            case .zoom(let z) where z == 1: title = "Scale 1:1"
+            default: title = "Scale \(s)"
+            }
+            items.append(Item(title: title, action: .setScaling(s), checked: s == scaling, separatorAbove: first))
+            first = false
+        }
+        if case .zoom(let z) = scaling, !ViewerMenu.scalings.contains(scaling) {
+            // a --scale N% that is not in the list is shown too, so the check mark has a home
+            items.append(Item(title: "Scale \(ScalingMode.zoom(z))", action: .setScaling(scaling), checked: true, separatorAbove: false))
+        }
+        if !viewOnly {
+            items.append(Item(title: "Send Ctrl+Alt+Del", action: .sendCtrlAltDel, checked: false, separatorAbove: true))
+            items.append(Item(title: "Send F8", action: .sendF8, checked: false, separatorAbove: false))
+        }
+        items.append(Item(title: "Disconnect", action: .disconnect, checked: false, separatorAbove: true))
+    }
+
+    public mutating func moveSelection(by d: Int) {
+        guard !items.isEmpty else { return }
+        selected = ((selected + d) % items.count + items.count) % items.count
+    }
+
+    /// The row under a window point, if any.
+    public func row(at p: ViewPoint) -> Int? {
+        rowFrames.firstIndex { $0.contains(p) }
+    }
+}
