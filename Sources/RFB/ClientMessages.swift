@@ -16,9 +16,11 @@ public enum ClientMessage {
         [4, down ? 1 : 0, 0, 0, UInt8(keysym >> 24), UInt8(keysym >> 16 & 0xff), UInt8(keysym >> 8 & 0xff), UInt8(keysym & 0xff)]
     }
 
-    /// QEMU Extended Key Event: the keysym plus the key's XT scancode (0xE0-prefixed keys as 0xE0xx).
+    /// QEMU Extended Key Event: the keysym plus the key's XT scancode. `keycode` takes 0xE0-prefixed
+    /// keys as 0xE0xx; on the wire they are QEMU's "qnum" form, 0x80 | low byte (Right Ctrl 0x9D).
     public static func qemuKeyEvent(keysym: UInt32, keycode: UInt32, down: Bool) -> [UInt8] {
-        [255, 0, 0, down ? 1 : 0] + u32(Int(keysym)) + u32(Int(keycode))
+        let qnum = (keycode & 0xff00) == 0xe000 && (keycode & 0xff) < 0x80 ? 0x80 | (keycode & 0x7f) : keycode
+        return [255, 0, 0, down ? 1 : 0] + u32(Int(keysym)) + u32(Int(qnum))
     }
 
     public static func pointerEvent(x: Int, y: Int, buttons: UInt8) -> [UInt8] {
