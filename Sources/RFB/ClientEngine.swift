@@ -17,10 +17,41 @@ public struct ClientSettings: Sendable {
     public var wantDesktopName = true
     /// QEMU Extended Key Event: raw key codes for servers (VMs) that take them.
     public var wantQEMUKeyEvents = true
-    /// Security types we accept, strongest first (vncviewer's SecurityTypes).
-    public var securityTypes: [UInt8] = [SecurityType.vncAuth, SecurityType.none]
-    /// Password for VNC authentication (never logged).
+    /// Security methods we accept, strongest first (vncviewer's SecurityTypes): RFB types and
+    /// VeNCrypt subtypes. Only these are ever chosen, so excluding the unencrypted ones is final.
+    public var securityMethods: [SecurityMethod] = SecurityMethod.defaultOrder
+    /// The RFB security types `securityMethods` implies, in order (VeNCrypt for any subtype).
+    /// Setting it replaces `securityMethods` with these types.
+    public var securityTypes: [UInt8] {
+        get {
+            var out: [UInt8] = []
+            for m in securityMethods {
+                let t: UInt8
+                switch m { case .type(let x): t = x; case .veNCrypt: t = SecurityType.veNCrypt }
+                if !out.contains(t) { out.append(t) }
+            }
+            return out
+        }
+        set { securityMethods = newValue.map { .type($0) } }
+    }
+    /// Password for VNC authentication and the user-name types (never logged).
     public var password: [UInt8]? = nil
+    /// User name for Plain, RSA-AES and Apple Remote Desktop.
+    public var username: String? = nil
+    /// Asked when `password` (and `username`, where needed) are not set: a terminal or window prompt.
+    public var credentialProvider: CredentialProvider? = nil
+    /// Decides on a certificate that did not verify, or an RSA-AES server key (trust on first
+    /// use). Without one such servers are refused.
+    public var trustEvaluator: TrustEvaluator? = nil
+    /// The host name as the user gave it: TLS host name checking and SNI.
+    public var serverName: String = ""
+    public var serverPort: Int = 5900
+    /// PEM file of CA certificates for X509 subtypes; nil uses the system store.
+    public var x509CAFile: String? = nil
+    /// host:port for messages and the known-hosts file.
+    public var serverDescription: String {
+        serverName.contains(":") ? "[\(serverName)]:\(serverPort)" : "\(serverName):\(serverPort)"
+    }
 
     public init() {}
 
@@ -85,7 +116,7 @@ public enum EngineEvent: Equatable, Sendable {
 /// `feed()` bytes from the server, `takeOutput()` bytes to send, `takeEvents()` what happened.
 /// Used from one thread at a time (the session thread or a benchmark); the framebuffer is written
 /// only inside `feed()`.
-public final class ClientEngine {
+public final class ClientEngine: SecurityContext {
     public enum Phase: Equatable, Sendable { case version, security, authenticating, initialising, normal, failed }
 
     public let settings: ClientSettings
@@ -105,7 +136,18 @@ public final class ClientEngine {
     /// Set when the server acknowledged QEMU Extended Key Events.
     public private(set) var qemuKeyEvents = false
 
+    /// Plaintext RFB bytes for the server; encrypted by `channel` when one runs.
     private var output: [UInt8] = []
+    /// Bytes in their on-the-wire form, ready for the socket.
+    private var rawOutput: [UInt8] = []
+    /// TLS or RSA-AES once the security handshake set it up; nil for plain RFB.
+    private var channel: SecureChannel?
+    /// Set by `startChannel` in the middle of a parse: the bytes after the current unit are raw.
+    private var channelStarting = false
+    /// Scratch space for raw bytes when a channel decrypts into `input`.
+    private var rawScratch: [UInt8] = []
+    /// What the security handshake negotiated, e.g. "VeNCrypt X509Plain, TLSv1.3 TLS_AES_256_GCM_SHA384".
+    public private(set) var securityDescription = ""
     private var events: [EngineEvent] = []
     private let input = InputBuffer()
     private var decoders: [Int32: RectDecoder] = makeDecoders()
@@ -115,6 +157,7 @@ public final class ClientEngine {
         case securityType33            // 3.3: server decides, u32
         case securityList              // 3.7+: count + types
         case vncChallenge
+        case handler(SecurityHandler, UInt8)   // a type's own handshake (VeNCrypt, RSA-AES, ARD)
         case securityResult(UInt8)     // chosen type
         case failureReason(prefix: String)
         case serverInit
@@ -134,18 +177,46 @@ public final class ClientEngine {
         converter = PixelConverter(format: settings.pixelFormat)
     }
 
-    public func takeOutput() -> [UInt8] { defer { output.removeAll(keepingCapacity: true) }; return output }
-    public var hasOutput: Bool { !output.isEmpty }
-    /// Bytes waiting to be sent, not taken.
-    public var pendingOutput: [UInt8] { output }
+    /// Everything to send, encrypted when a security channel runs.
+    public func takeOutput() -> [UInt8] {
+        flushOutput()
+        defer { rawOutput.removeAll(keepingCapacity: true) }
+        return rawOutput
+    }
+    public var hasOutput: Bool { !output.isEmpty || !rawOutput.isEmpty || channel?.hasRaw == true }
+    /// Bytes waiting to be sent, not taken (plaintext not yet through a channel comes last).
+    public var pendingOutput: [UInt8] { rawOutput + output }
+
+    private func flushOutput() {
+        guard let ch = channel else {
+            if rawOutput.isEmpty { swap(&rawOutput, &output) } else { rawOutput += output; output.removeAll(keepingCapacity: true) }
+            return
+        }
+        do {
+            try ch.writePlain(output)
+        } catch {
+            // Only a broken TLS state fails here; the next feed reports the connection failed.
+            state = .failed; phase = .failed
+        }
+        output.removeAll(keepingCapacity: true)
+        rawOutput += ch.takeRaw()
+    }
     public func takeEvents() -> [EngineEvent] { defer { events.removeAll(keepingCapacity: true) }; return events }
 
     // MARK: feeding
 
     /// Buffers `count` bytes and parses everything complete. A ProtocolError ends the connection.
     public func feed(_ bytes: UnsafeRawPointer, count: Int) throws {
-        input.append(bytes, count)
+        if let ch = channel {
+            try throwingFail { try ch.ingest(bytes, count); try ch.drainPlain(into: input) }
+        } else {
+            input.append(bytes, count)
+        }
         try parse()
+    }
+
+    private func throwingFail(_ body: () throws -> Void) throws {
+        do { try body() } catch let e as ProtocolError { throw fail(e) }
     }
 
     public func feed(_ bytes: [UInt8]) throws {
@@ -155,6 +226,13 @@ public final class ClientEngine {
     /// Lets a transport receive straight into the engine's buffer: `body` gets room for
     /// `atLeast` bytes and returns how many it wrote.
     public func receive(atLeast n: Int, _ body: (UnsafeMutableRawPointer, Int) throws -> Int) throws -> Int {
+        if channel != nil {
+            // Raw bytes go through the channel first, so they land in a scratch buffer.
+            if rawScratch.count < n { rawScratch = [UInt8](repeating: 0, count: n) }
+            let got = try rawScratch.withUnsafeMutableBytes { b in try body(b.baseAddress!, b.count) }
+            if got > 0 { try rawScratch.withUnsafeBytes { try feed($0.baseAddress!, count: got) } }
+            return got
+        }
         let tail = input.reserve(n)
         let got = try body(tail, input.capacity - input.end)
         if got > 0 { input.end += got; try parse() }
@@ -165,14 +243,25 @@ public final class ClientEngine {
 
     private func parse() throws {
         if case .failed = state { throw ProtocolError("connection already failed") }
-        let consumed: Int
-        do {
-            consumed = try parseLoop()
-        } catch let e as ProtocolError {
-            throw fail(e)
+        while true {
+            let consumed: Int
+            do {
+                consumed = try parseLoop()
+            } catch let e as ProtocolError {
+                throw fail(e)
+            }
+            stats.bytes += consumed
+            input.consume(consumed)
+            guard channelStarting, let ch = channel else { return }
+            // What followed the unit that started the channel was already encrypted.
+            channelStarting = false
+            let raw = Array(UnsafeBufferPointer(start: input.storage + input.start, count: input.count))
+            input.consume(input.count)
+            try throwingFail {
+                try raw.withUnsafeBytes { if let b = $0.baseAddress { try ch.ingest(b, raw.count) } }
+                try ch.drainPlain(into: input)
+            }
         }
-        stats.bytes += consumed
-        input.consume(consumed)
     }
 
     /// Parses units until the buffer runs short. Returns bytes consumed.
@@ -182,6 +271,7 @@ public final class ClientEngine {
             r.commit()
             do {
                 if try !step(&r) { return r.pos }
+                if channelStarting { return r.pos }
             } catch is NeedMoreData {
                 if case .rect(let rect, let enc, _) = state { state = .rect(rect, enc, resume: true) }
                 return r.committed
@@ -225,28 +315,49 @@ public final class ClientEngine {
             r.pos += 1
             let offered = (0..<n).map { r.base[r.pos + $0] }
             r.pos += n
+            // Our order decides (strongest first), and only what the user allowed.
             guard let chosen = settings.securityTypes.first(where: { offered.contains($0) }) else {
                 let names = offered.map { SecurityType.name($0) }.joined(separator: ", ")
-                let ours = settings.securityTypes.map { SecurityType.name($0) }.joined(separator: ", ")
+                let ours = settings.securityMethods.map { $0.name }.joined(separator: ", ")
                 throw ProtocolError("no common security type: server offers \(names); this viewer accepts \(ours)")
             }
             output.append(chosen)
             events.append(.securityChosen(chosen))
-            if chosen == SecurityType.vncAuth { state = .vncChallenge; phase = .authenticating }
-            else if minorVersion >= 8 { state = .securityResult(chosen) }
-            else { startInit() }   // 3.7 sends no SecurityResult for None
+            securityDescription = SecurityType.name(chosen)
+            switch chosen {
+            case SecurityType.vncAuth: state = .vncChallenge; phase = .authenticating
+            case SecurityType.none:
+                if minorVersion >= 8 { state = .securityResult(chosen) } else { startInit() }   // 3.7 sends no SecurityResult for None
+            case SecurityType.veNCrypt:
+                state = .handler(VeNCryptHandler(), chosen); phase = .authenticating
+            case SecurityType.ra2, SecurityType.ra2ne, SecurityType.ra2_256, SecurityType.ra2ne_256:
+                state = .handler(RSAAESHandler(type: chosen), chosen); phase = .authenticating
+            case SecurityType.appleRemoteDesktop:
+                state = .handler(ARDHandler(), chosen); phase = .authenticating
+            default:
+                throw ProtocolError("internal: security type \(chosen) has no handler")
+            }
         case .vncChallenge:
             try r.require(16)
             let challenge = Array(UnsafeBufferPointer(start: try r.bytes(16), count: 16))
-            guard let pw = settings.password else {
-                throw ProtocolError("server requires a VNC password: give --password-file FILE or set VNC_PASSWORD")
-            }
-            output += VNCAuth.response(challenge: challenge, password: pw)
+            let c = try credentials(method: "VncAuth", needsUsername: false)
+            output += VNCAuth.response(challenge: challenge, password: c.password)
             state = .securityResult(SecurityType.vncAuth)
+        case .handler(let h, let type):
+            switch try h.step(&r, self) {
+            case .progressed: break
+            case .waiting: return false
+            case .finished: state = .securityResult(type)   // every type but None gets a SecurityResult, in 3.7 too
+            }
         case .securityResult(let chosen):
             let res = try r.u32()
             if res == 0 { startInit(); return true }
-            let what = chosen == SecurityType.vncAuth ? "authentication failed (wrong password?)" : "security handshake failed"
+            let what: String
+            switch chosen {
+            case SecurityType.vncAuth: what = "authentication failed (wrong password?)"
+            case SecurityType.none: what = "security handshake failed"
+            default: what = "authentication failed (\(securityDescription.split(separator: ",").first.map(String.init) ?? "?"); wrong user name or password?)"
+            }
             if minorVersion >= 8 { state = .failureReason(prefix: what) }
             else { throw ProtocolError(res == 2 ? "authentication failed: too many attempts" : what) }
         case .failureReason(let prefix):
@@ -327,6 +438,48 @@ public final class ClientEngine {
         phase = .security
         state = minorVersion == 3 ? .securityType33 : .securityList
     }
+
+    // MARK: security hooks
+
+    func send(_ bytes: [UInt8]) { output += bytes }
+
+    func startChannel(_ ch: SecureChannel) {
+        flushOutput()   // what is queued was meant to go out before encryption starts
+        channel = ch
+        channelStarting = true
+    }
+
+    func credentials(method: String, needsUsername: Bool) throws -> Credentials {
+        if let pw = settings.password, !needsUsername || settings.username != nil {
+            return Credentials(username: settings.username ?? "", password: pw)
+        }
+        let req = CredentialRequest(method: method, needsUsername: needsUsername, server: settings.serverDescription)
+        if let p = settings.credentialProvider, let c = p(req) {
+            if needsUsername && c.username.isEmpty { throw ProtocolError("\(method) needs a user name, and none was given") }
+            return c
+        }
+        if needsUsername {
+            throw ProtocolError("server requires a user name and password (\(method)): set VNC_USERNAME and VNC_PASSWORD (or --password-file), or run on a terminal to be asked")
+        }
+        throw ProtocolError("server requires a VNC password: give --password-file FILE or set VNC_PASSWORD")
+    }
+
+    func trust(_ id: ServerIdentity) throws {
+        if let ev = settings.trustEvaluator {
+            switch ev(id) {
+            case .accept: return
+            case .reject(let why): throw ProtocolError(why)
+            }
+        }
+        switch id.kind {
+        case .x509:
+            throw ProtocolError("the certificate of \(id.server) did not verify (\(id.verifyError ?? "unknown reason")); SHA-256 fingerprint \(id.displayFingerprint). Give its CA with --x509-ca FILE, or accept it once with --trust-new-certificate")
+        case .rsa:
+            throw ProtocolError("the RSA-AES key of \(id.server) is not known; fingerprint \(id.displayFingerprint). Accept it once with --trust-new-certificate")
+        }
+    }
+
+    func describeSecurity(_ s: String) { securityDescription = s }
 
     private func format3(_ minor: Int) -> String { "RFB 003.00\(minor)\n" }
 
@@ -479,10 +632,11 @@ public final class ClientEngine {
 
     // MARK: client messages
 
-    /// Incremental request for the whole framebuffer.
-    public func requestUpdate(incremental: Bool = true) {
+    /// Update request for `rect` (default: the whole framebuffer). A non-incremental request must
+    /// be answered, which makes a 1x1 one a cheap liveness probe.
+    public func requestUpdate(incremental: Bool = true, rect: Rect? = nil) {
         guard let fb = framebuffer else { return }
-        output += ClientMessage.updateRequest(incremental: incremental, fb.bounds)
+        output += ClientMessage.updateRequest(incremental: incremental, (rect ?? fb.bounds).intersection(fb.bounds))
     }
 
     public func sendPointer(x: Int, y: Int, buttons: UInt8) {

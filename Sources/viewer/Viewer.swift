@@ -31,8 +31,17 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Pixel format to ask for: rgb888 (default), rgb565, bgr233, cmap8 (8 bpp colour map).")
     var pixelFormat: String = "rgb888"
 
-    @Option(help: "Security types to accept, strongest first: vncauth,none.")
-    var security: String = "vncauth,none"
+    @Option(help: "Security types to accept, strongest first (vncviewer's SecurityTypes names): X509Plain, X509Vnc, X509None, RA2_256, RA2, TLSPlain, TLSVnc, TLSNone, RA2ne_256, RA2ne, ARD, Plain, VncAuth, None. Default: all, in that order. Only these are ever used.")
+    var security: String?
+
+    @Option(help: "CA certificates (PEM) for the X509 security types; default: the system's store.")
+    var x509Ca: String?
+
+    @Flag(help: "Accept and remember a server certificate or RSA-AES key not seen before without asking (a changed one is still refused).")
+    var trustNewCertificate = false
+
+    @Option(help: "Known-hosts file for remembered certificates and keys (default ~/.config/farcast/known_hosts).")
+    var knownHosts: String?
 
     @Flag(help: "Ask the server to disconnect other clients.")
     var exclusive = false
@@ -61,22 +70,31 @@ struct ConnectionOptions: ParsableArguments {
         s.compressLevel = compress
         s.pixelFormat = PixelFormat(name: pixelFormat) ?? .native
         s.shared = !exclusive
-        var types: [UInt8] = []
-        for t in security.lowercased().split(separator: ",") {
-            switch t.trimmingCharacters(in: .whitespaces) {
-            case "vncauth", "vnc": types.append(SecurityType.vncAuth)
-            case "none": types.append(SecurityType.none)
-            default: die("--security: unknown type '\(t)'; known: vncauth, none", code: 2)
-            }
+        if let security {
+            do { s.securityMethods = try SecurityMethod.parseList(security) } catch { die("--security: \(error)", code: 2) }
         }
-        s.securityTypes = types
+        // Host name for TLS host name checking and the known-hosts entry.
+        let hostText: String? = host
+        if let h = hostText, let spec = try? HostSpec.parse(h) { s.serverName = spec.host; s.serverPort = spec.port }
+        else { s.serverName = hostText ?? "" }
+        if let ca = x509Ca {
+            guard FileManager.default.isReadableFile(atPath: ca) else { die("cannot read --x509-ca file \(ca)", code: 2) }
+            s.x509CAFile = ca
+        }
+        var fromFile: [UInt8]? = nil
         if let f = passwordFile {
             guard let d = FileManager.default.contents(atPath: f) else { die("cannot read password file \(f)", code: 2) }
             guard d.count >= 8 else { die("\(f) is not a vncpasswd file (8 bytes expected; make one with 'vncpasswd -f')", code: 2) }
-            s.password = VNCAuth.decryptPasswordFile([UInt8](d.prefix(8)))
-        } else if let p = ProcessInfo.processInfo.environment["VNC_PASSWORD"] {
-            s.password = Array(p.utf8)
+            fromFile = VNCAuth.decryptPasswordFile([UInt8](d.prefix(8)))
         }
+        // VNC_USERNAME / VNC_PASSWORD / the file, then a terminal prompt for what is missing.
+        let creds = CredentialSources.fromEnvironment(passwordFromFile: fromFile)
+        s.password = creds.password
+        s.username = creds.username
+        s.credentialProvider = creds.provider
+        let trustNew = trustNewCertificate, canAsk = TerminalPrompt.available
+        let ask: @Sendable (ServerIdentity) -> Bool = { id in trustNew || (canAsk && TerminalPrompt.askTrust(id)) }
+        s.trustEvaluator = KnownHosts(path: knownHosts ?? KnownHosts.defaultPath).evaluator(ask: ask)
         return s
     }
 }

@@ -1,0 +1,169 @@
+import Foundation
+
+/// Security type numbers, vncviewer's SecurityTypes names, and the hooks through which the engine
+/// asks for credentials and for a decision on a server identity it cannot verify.
+
+extension SecurityType {
+    public static let ra2: UInt8 = 5
+    public static let ra2ne: UInt8 = 6
+    public static let veNCrypt: UInt8 = 19
+    public static let appleRemoteDesktop: UInt8 = 30
+    public static let ra2_256: UInt8 = 129
+    public static let ra2ne_256: UInt8 = 130
+}
+
+/// VeNCrypt subtypes (u32 on the wire).
+public enum VeNCryptSubtype {
+    public static let plain: UInt32 = 256
+    public static let tlsNone: UInt32 = 257
+    public static let tlsVnc: UInt32 = 258
+    public static let tlsPlain: UInt32 = 259
+    public static let x509None: UInt32 = 260
+    public static let x509Vnc: UInt32 = 261
+    public static let x509Plain: UInt32 = 262
+
+    public static func name(_ s: UInt32) -> String {
+        switch s {
+        case plain: return "Plain"
+        case tlsNone: return "TLSNone"
+        case tlsVnc: return "TLSVnc"
+        case tlsPlain: return "TLSPlain"
+        case x509None: return "X509None"
+        case x509Vnc: return "X509Vnc"
+        case x509Plain: return "X509Plain"
+        case 2: return "VncAuth"    // some servers list the plain RFB types as subtypes too
+        case 1: return "None"
+        default: return "subtype \(s)"
+        }
+    }
+    static func usesTLS(_ s: UInt32) -> Bool { (tlsNone...x509Plain).contains(s) }
+    static func usesX509(_ s: UInt32) -> Bool { (x509None...x509Plain).contains(s) }
+    /// What runs inside (or instead of) the TLS tunnel.
+    enum Inner { case none, vnc, plain }
+    static func inner(_ s: UInt32) -> Inner? {
+        switch s {
+        case tlsNone, x509None, 1: return Inner.none
+        case tlsVnc, x509Vnc, 2: return .vnc
+        case plain, tlsPlain, x509Plain: return .plain
+        default: return nil
+        }
+    }
+}
+
+/// The user's ordered choice of security methods, as vncviewer's SecurityTypes parameter.
+public enum SecurityMethod: Equatable, Sendable {
+    case type(UInt8)
+    case veNCrypt(UInt32)
+
+    /// Strongest first, as TigerVNC's vncviewer orders its default (plus ARD and the RA2 types it
+    /// supports): certificate-checked TLS, then RSA-AES, anonymous TLS, then the unencrypted ones.
+    public static let defaultOrder: [SecurityMethod] = [
+        .veNCrypt(VeNCryptSubtype.x509Plain), .veNCrypt(VeNCryptSubtype.x509Vnc), .veNCrypt(VeNCryptSubtype.x509None),
+        .type(SecurityType.ra2_256), .type(SecurityType.ra2),
+        .veNCrypt(VeNCryptSubtype.tlsPlain), .veNCrypt(VeNCryptSubtype.tlsVnc), .veNCrypt(VeNCryptSubtype.tlsNone),
+        .type(SecurityType.ra2ne_256), .type(SecurityType.ra2ne),
+        .type(SecurityType.appleRemoteDesktop),
+        .veNCrypt(VeNCryptSubtype.plain), .type(SecurityType.vncAuth), .type(SecurityType.none),
+    ]
+
+    static let names: [(String, SecurityMethod)] = [
+        ("none", .type(SecurityType.none)), ("vncauth", .type(SecurityType.vncAuth)), ("vnc", .type(SecurityType.vncAuth)),
+        ("plain", .veNCrypt(VeNCryptSubtype.plain)),
+        ("tlsnone", .veNCrypt(VeNCryptSubtype.tlsNone)), ("tlsvnc", .veNCrypt(VeNCryptSubtype.tlsVnc)),
+        ("tlsplain", .veNCrypt(VeNCryptSubtype.tlsPlain)), ("x509none", .veNCrypt(VeNCryptSubtype.x509None)),
+        ("x509vnc", .veNCrypt(VeNCryptSubtype.x509Vnc)), ("x509plain", .veNCrypt(VeNCryptSubtype.x509Plain)),
+        ("ra2", .type(SecurityType.ra2)), ("ra2ne", .type(SecurityType.ra2ne)),
+        ("ra2_256", .type(SecurityType.ra2_256)), ("ra2ne_256", .type(SecurityType.ra2ne_256)),
+        ("ard", .type(SecurityType.appleRemoteDesktop)), ("dh", .type(SecurityType.appleRemoteDesktop)),
+    ]
+
+    /// Parses a comma-separated list of vncviewer SecurityTypes names (case-insensitive).
+    public static func parseList(_ list: String) throws -> [SecurityMethod] {
+        var out: [SecurityMethod] = []
+        for raw in list.split(separator: ",") {
+            let n = raw.trimmingCharacters(in: .whitespaces).lowercased()
+            guard let m = names.first(where: { $0.0 == n })?.1 else {
+                throw ProtocolError("unknown security type '\(n)'; known: None, VncAuth, Plain, TLSNone, TLSVnc, TLSPlain, X509None, X509Vnc, X509Plain, RA2, RA2ne, RA2_256, RA2ne_256, ARD")
+            }
+            if !out.contains(m) { out.append(m) }
+        }
+        guard !out.isEmpty else { throw ProtocolError("empty security type list") }
+        return out
+    }
+
+    /// Whether the whole session (not only the password) is encrypted.
+    public var isEncrypted: Bool {
+        switch self {
+        case .veNCrypt(let s): return VeNCryptSubtype.usesTLS(s)
+        case .type(let t): return [SecurityType.ra2, SecurityType.ra2_256, SecurityType.ra2ne, SecurityType.ra2ne_256].contains(t)
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .type(let t): return SecurityType.name(t)
+        case .veNCrypt(let s): return VeNCryptSubtype.name(s)
+        }
+    }
+}
+
+/// What the engine asks for when a security type needs credentials.
+public struct CredentialRequest: Sendable, Equatable {
+    /// Security type or subtype name, e.g. "X509Plain", "RA2_256", "VncAuth".
+    public var method: String
+    public var needsUsername: Bool
+    /// host:port as the user gave it (may be empty in tests).
+    public var server: String
+    public init(method: String, needsUsername: Bool, server: String) {
+        self.method = method; self.needsUsername = needsUsername; self.server = server
+    }
+}
+
+public struct Credentials: Sendable {
+    public var username: String
+    public var password: [UInt8]
+    public init(username: String = "", password: [UInt8]) { self.username = username; self.password = password }
+}
+
+/// A server identity the engine could not verify through a certificate authority: a certificate
+/// that failed verification (self-signed, wrong host name, expired) or an RSA-AES server key.
+public struct ServerIdentity: Sendable, Equatable {
+    public enum Kind: String, Sendable { case x509 = "x509", rsa = "rsa" }
+    public var kind: Kind
+    /// host:port the user asked for.
+    public var server: String
+    /// SHA-256 of the DER certificate, or of RealVNC's key representation for RSA-AES.
+    public var fingerprint: [UInt8]
+    /// Human form: "AA:BB:…" for certificates, RealVNC's "xx-xx-xx-…" words for RSA keys.
+    public var displayFingerprint: String
+    /// Why verification failed (nil for RSA keys, which have no authority).
+    public var verifyError: String?
+    /// Subject of the certificate when there is one.
+    public var subject: String?
+    public init(kind: Kind, server: String, fingerprint: [UInt8], displayFingerprint: String,
+                verifyError: String?, subject: String?) {
+        self.kind = kind; self.server = server; self.fingerprint = fingerprint
+        self.displayFingerprint = displayFingerprint; self.verifyError = verifyError; self.subject = subject
+    }
+}
+
+public enum TrustDecision: Sendable, Equatable {
+    case accept
+    /// Refused, with the reason shown to the user.
+    case reject(String)
+}
+
+/// Called on the engine's thread (the session thread, or the caller of `Snapshot.capture`)
+/// in the middle of `feed()`; may block, e.g. on a prompt.
+public typealias CredentialProvider = @Sendable (CredentialRequest) -> Credentials?
+/// Same thread rules as `CredentialProvider`.
+public typealias TrustEvaluator = @Sendable (ServerIdentity) -> TrustDecision
+
+extension Array where Element == UInt8 {
+    /// "AA:BB:CC…"
+    var colonHex: String { map { String($0, radix: 16, uppercase: true).leftPadded(2) }.joined(separator: ":") }
+}
+
+extension String {
+    func leftPadded(_ n: Int) -> String { count >= n ? self : String(repeating: "0", count: n - count) + self }
+}

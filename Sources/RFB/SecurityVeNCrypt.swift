@@ -1,0 +1,115 @@
+/// What a security handler needs from the engine. Implemented by `ClientEngine`.
+protocol SecurityContext: AnyObject {
+    var settings: ClientSettings { get }
+    /// Plaintext to the server (through the channel once one runs).
+    func send(_ bytes: [UInt8])
+    /// From now on every byte in both directions goes through `channel`. Bytes already queued
+    /// for sending go out unencrypted first; bytes received after the current unit are raw.
+    func startChannel(_ channel: SecureChannel)
+    /// Credentials from the settings, else from the provider; throws a clear error when none.
+    func credentials(method: String, needsUsername: Bool) throws -> Credentials
+    /// Accepts or throws the evaluator's (or a default) refusal.
+    func trust(_ id: ServerIdentity) throws
+    /// For `--verbose`: what was negotiated.
+    func describeSecurity(_ s: String)
+}
+
+enum SecurityProgress { case progressed, waiting, finished }
+
+/// A security type's own handshake, between the type choice and SecurityResult.
+protocol SecurityHandler: AnyObject {
+    /// Parses one unit; throws NeedMoreData (through the reader) when short.
+    func step(_ r: inout ByteReader, _ ctx: SecurityContext) throws -> SecurityProgress
+}
+
+/// VeNCrypt (type 19): version 0.2, a subtype list, then TLS (anonymous or with a certificate)
+/// and inside it None, VNC authentication or Plain (user name and password).
+final class VeNCryptHandler: SecurityHandler {
+    /// A server offers a handful of subtypes; the count is a byte, so 255 at most anyway.
+    static let maxSubtypes = 255
+
+    private enum State { case version, status, subtypes, tlsAck, tlsHandshake, vncChallenge }
+    private var state = State.version
+    private var subtype: UInt32 = 0
+    private var tls: TLSChannel?
+
+    func step(_ r: inout ByteReader, _ ctx: SecurityContext) throws -> SecurityProgress {
+        switch state {
+        case .version:
+            try r.require(2)
+            let major = try r.u8(), minor = try r.u8()
+            guard major == 0 && minor >= 2 else {
+                throw ProtocolError("server speaks VeNCrypt \(major).\(minor); this viewer speaks 0.2")
+            }
+            ctx.send([0, 2])
+            state = .status
+        case .status:
+            guard try r.u8() == 0 else { throw ProtocolError("server refused VeNCrypt version 0.2") }
+            state = .subtypes
+        case .subtypes:
+            try r.require(1)
+            let n = Int(r.base[r.pos])
+            guard n > 0 else { throw ProtocolError("server offers VeNCrypt but no VeNCrypt subtypes") }
+            guard n <= VeNCryptHandler.maxSubtypes else { throw ProtocolError("VeNCrypt subtype count \(n) is over the limit") }
+            try r.require(1 + 4 * n)
+            r.pos += 1
+            var offered: [UInt32] = []
+            for _ in 0..<n { offered.append(try r.u32()) }
+            let ours: [UInt32] = ctx.settings.securityMethods.compactMap { if case .veNCrypt(let s) = $0 { return s } else { return nil } }
+            guard let chosen = ours.first(where: { offered.contains($0) }) else {
+                throw ProtocolError("no common VeNCrypt subtype: server offers \(offered.map(VeNCryptSubtype.name).joined(separator: ", ")); this viewer accepts \(ours.map(VeNCryptSubtype.name).joined(separator: ", "))")
+            }
+            subtype = chosen
+            ctx.send(secBE32(chosen))
+            ctx.describeSecurity("VeNCrypt \(VeNCryptSubtype.name(chosen))")
+            if VeNCryptSubtype.usesTLS(chosen) { state = .tlsAck } else { return try inner(ctx) }
+        case .tlsAck:
+            guard try r.u8() != 0 else { throw ProtocolError("server could not start TLS for VeNCrypt \(VeNCryptSubtype.name(subtype))") }
+            let t = try TLSChannel(anonymous: !VeNCryptSubtype.usesX509(subtype), host: ctx.settings.serverName,
+                                   caFile: ctx.settings.x509CAFile)
+            try t.start()
+            tls = t
+            ctx.startChannel(t)
+            state = .tlsHandshake
+        case .tlsHandshake:
+            guard let t = tls, t.handshakeDone else { return .waiting }
+            ctx.describeSecurity("VeNCrypt \(VeNCryptSubtype.name(subtype)), \(t.description)")
+            if VeNCryptSubtype.usesX509(subtype) { try checkCertificate(t, ctx) }
+            return try inner(ctx)
+        case .vncChallenge:
+            try r.require(16)
+            let challenge = Array(UnsafeBufferPointer(start: try r.bytes(16), count: 16))
+            let c = try ctx.credentials(method: VeNCryptSubtype.name(subtype), needsUsername: false)
+            ctx.send(VNCAuth.response(challenge: challenge, password: c.password))
+            return .finished
+        }
+        return .progressed
+    }
+
+    /// What follows the (optional) TLS handshake.
+    private func inner(_ ctx: SecurityContext) throws -> SecurityProgress {
+        switch VeNCryptSubtype.inner(subtype) {
+        case .none?:
+            return .finished
+        case .vnc?:
+            state = .vncChallenge
+            return .progressed
+        case .plain?:
+            let c = try ctx.credentials(method: VeNCryptSubtype.name(subtype), needsUsername: true)
+            let user = Array(c.username.utf8)
+            ctx.send(secBE32(UInt32(user.count)) + secBE32(UInt32(c.password.count)) + user + c.password)
+            return .finished
+        case nil:
+            throw ProtocolError("internal: VeNCrypt subtype \(subtype) has no handler")
+        }
+    }
+
+    private func checkCertificate(_ t: TLSChannel, _ ctx: SecurityContext) throws {
+        guard let cert = t.peerCertificate() else { throw ProtocolError("server sent no TLS certificate for VeNCrypt \(VeNCryptSubtype.name(subtype))") }
+        guard let err = cert.verifyError else { return }  // the chain and the host name verified
+        try ctx.trust(ServerIdentity(kind: .x509, server: ctx.settings.serverDescription, fingerprint: cert.sha256,
+                                     displayFingerprint: cert.sha256.colonHex, verifyError: err, subject: cert.subject))
+    }
+}
+
+func secBE32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xff), UInt8(v >> 8 & 0xff), UInt8(v & 0xff)] }
