@@ -224,7 +224,8 @@ public final class InputRouter {
     func button(_ b: Int32, down: Bool, at p: ViewPoint) -> [RouterAction] {
         if let m = menu {
             if !down, let r = m.row(at: p) { return activate(r) }
-            if down, !m.frame.contains(p) { menu = nil; return [.menuChanged, .redraw] }
+            // a press outside the (laid out) menu closes it
+            if down, m.frame.w > 0, !m.frame.contains(p) { menu = nil; return [.menuChanged, .redraw] }
             return []
         }
         guard !sessionEnded, !viewOnly else { return [] }

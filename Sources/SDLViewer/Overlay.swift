@@ -49,6 +49,8 @@ final class TextRenderer {
         guard ttfStarted, let path else { return nil }
         if let f = fonts[px] { return f }
         guard let f = TTF_OpenFont(path, Int32(px)) else { return nil }
+        // wrapped lines (long error messages) centred under each other
+        TTF_SetFontWrappedAlign(f, Int32(TTF_WRAPPED_ALIGN_CENTER))
         fonts[px] = f
         return f
     }

@@ -210,7 +210,8 @@ public final class ViewerWindow {
             everReady = true
         case .failed(let why):
             if ended == nil {
-                ended = everReady ? "Connection lost: \(why)" : "Could not connect to \(session.spec): \(why)"
+                // the session's reason already names the server ("cannot connect to HOST: ...")
+                ended = everReady ? "Connection lost: \(why)" : why.prefix(1).uppercased() + why.dropFirst()
                 router?.sessionEnded = true
                 router?.closeMenu()
                 applyCursor()
