@@ -12,3 +12,4 @@
 #include <openssl/sha.h>
 #include <openssl/core_names.h>
 #include <openssl/params.h>
+#include <openssl/param_build.h>

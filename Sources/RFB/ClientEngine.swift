@@ -144,6 +144,8 @@ public final class ClientEngine: SecurityContext {
     private var channel: SecureChannel?
     /// Set by `startChannel` in the middle of a parse: the bytes after the current unit are raw.
     private var channelStarting = false
+    /// Set by `stopChannel`: after the current unit, bytes are plain again.
+    private var channelStopping = false
     /// Scratch space for raw bytes when a channel decrypts into `input`.
     private var rawScratch: [UInt8] = []
     /// What the security handshake negotiated, e.g. "VeNCrypt X509Plain, TLSv1.3 TLS_AES_256_GCM_SHA384".
@@ -252,6 +254,14 @@ public final class ClientEngine: SecurityContext {
             }
             stats.bytes += consumed
             input.consume(consumed)
+            if channelStopping, let ch = channel as? EAXChannel {
+                // Whatever raw bytes the channel holds were never encrypted: back to the parser.
+                channelStopping = false
+                channel = nil
+                let left = ch.takeLeftoverRaw()
+                left.withUnsafeBytes { if let b = $0.baseAddress { input.append(b, left.count) } }
+                continue
+            }
             guard channelStarting, let ch = channel else { return }
             // What followed the unit that started the channel was already encrypted.
             channelStarting = false
@@ -271,7 +281,7 @@ public final class ClientEngine: SecurityContext {
             r.commit()
             do {
                 if try !step(&r) { return r.pos }
-                if channelStarting { return r.pos }
+                if channelStarting || channelStopping { return r.pos }
             } catch is NeedMoreData {
                 if case .rect(let rect, let enc, _) = state { state = .rect(rect, enc, resume: true) }
                 return r.committed
@@ -447,6 +457,11 @@ public final class ClientEngine: SecurityContext {
         flushOutput()   // what is queued was meant to go out before encryption starts
         channel = ch
         channelStarting = true
+    }
+
+    func stopChannel() {
+        flushOutput()   // the last encrypted message goes out before the channel ends
+        channelStopping = true
     }
 
     func credentials(method: String, needsUsername: Bool) throws -> Credentials {

@@ -6,6 +6,8 @@ protocol SecurityContext: AnyObject {
     /// From now on every byte in both directions goes through `channel`. Bytes already queued
     /// for sending go out unencrypted first; bytes received after the current unit are raw.
     func startChannel(_ channel: SecureChannel)
+    /// Ends the channel after what is queued now (RSA-AES "ne" types encrypt only the handshake).
+    func stopChannel()
     /// Credentials from the settings, else from the provider; throws a clear error when none.
     func credentials(method: String, needsUsername: Bool) throws -> Credentials
     /// Accepts or throws the evaluator's (or a default) refusal.
