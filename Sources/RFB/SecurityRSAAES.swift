@@ -143,6 +143,9 @@ final class RSAKey {
         defer { OSSL_PARAM_BLD_free(bld) }
         let bn = BN_bin2bn(n, Int32(n.count), nil), be = BN_bin2bn(e, Int32(e.count), nil)
         defer { BN_free(bn); BN_free(be) }
+        // A usable modulus fills its declared size and is odd; e is odd and above 1.
+        guard let nb = bn, let eb = be, BN_num_bits(nb) > Int32(n.count * 8 - 8), BN_is_odd(nb) == 1,
+              BN_is_odd(eb) == 1, BN_num_bits(eb) > 1 else { throw ProtocolError("RSA-AES: server key is invalid") }
         // The builder keeps the key-name pointers until to_param: they must outlive the calls.
         let nName = strdup("n"), eName = strdup("e")
         defer { free(nName); free(eName) }
