@@ -1,5 +1,68 @@
+import COpenSSL
+
+/// Apple Remote Desktop authentication (type 30), as macOS Screen Sharing offers it: the server
+/// sends Diffie-Hellman parameters and its public value; the key is MD5 of the shared secret;
+/// user name and password (64 bytes each, NUL-terminated, random-filled) go AES-128-ECB
+/// encrypted, followed by our public value. Then SecurityResult.
 final class ARDHandler: SecurityHandler {
+    /// DH key length in bytes; macOS uses 128 (1024 bits); 1024 bytes (8192 bits) is plenty.
+    static let maxKeyLength = 1024
+    static let credentialField = 64
+
     func step(_ r: inout ByteReader, _ ctx: SecurityContext) throws -> SecurityProgress {
-        throw ProtocolError("Apple Remote Desktop authentication is not implemented yet")
+        try r.require(4)
+        let g = Int(r.base[r.pos]) << 8 | Int(r.base[r.pos + 1])
+        let len = Int(r.base[r.pos + 2]) << 8 | Int(r.base[r.pos + 3])
+        guard len > 0, len <= ARDHandler.maxKeyLength else { throw ProtocolError("Apple Remote Desktop: key length \(len) is outside 1...\(ARDHandler.maxKeyLength)") }
+        guard g > 1 else { throw ProtocolError("Apple Remote Desktop: generator \(g) is invalid") }
+        try r.require(4 + 2 * len)
+        r.pos += 4
+        let prime = Array(UnsafeBufferPointer(start: try r.bytes(len), count: len))
+        let serverPublic = Array(UnsafeBufferPointer(start: try r.bytes(len), count: len))
+        let c = try ctx.credentials(method: "Apple Remote Desktop", needsUsername: true)
+        let (cipher, pub) = try ARDHandler.response(generator: g, prime: prime, serverPublic: serverPublic,
+                                                     clientPrivate: try RSAKey.random(len), username: Array(c.username.utf8),
+                                                     password: c.password, filler: try RSAKey.random(2 * ARDHandler.credentialField))
+        ctx.send(cipher + pub)
+        ctx.describeSecurity("Apple Remote Desktop (DH \(len * 8) bits, AES-128)")
+        return .finished
+    }
+
+    /// The 128-byte encrypted credentials and our public value (`prime.count` bytes).
+    static func response(generator: Int, prime: [UInt8], serverPublic: [UInt8], clientPrivate: [UInt8],
+                         username: [UInt8], password: [UInt8], filler: [UInt8]) throws -> ([UInt8], [UInt8]) {
+        // Each field keeps a terminating NUL.
+        guard username.count < credentialField, password.count < credentialField else {
+            throw ProtocolError("Apple Remote Desktop: user name and password must each be under \(credentialField) bytes")
+        }
+        guard let bnctx = BN_CTX_new() else { throw ProtocolError("out of memory") }
+        defer { BN_CTX_free(bnctx) }
+        let p = BN_bin2bn(prime, Int32(prime.count), nil), ys = BN_bin2bn(serverPublic, Int32(serverPublic.count), nil)
+        let x = BN_bin2bn(clientPrivate, Int32(clientPrivate.count), nil), g = BN_new(), y = BN_new(), k = BN_new()
+        defer { BN_free(p); BN_free(ys); BN_clear_free(x); BN_free(g); BN_free(y); BN_clear_free(k) }
+        guard let p, let ys, let x, let g, let y, let k, BN_set_word(g, UInt(generator)) == 1,
+              BN_is_zero(p) == 0, BN_is_one(p) == 0 else { throw ProtocolError("Apple Remote Desktop: invalid Diffie-Hellman parameters") }
+        guard BN_mod_exp(y, g, x, p, bnctx) == 1, BN_mod_exp(k, ys, x, p, bnctx) == 1 else {
+            throw ProtocolError("Apple Remote Desktop: Diffie-Hellman failed")
+        }
+        var pub = [UInt8](repeating: 0, count: prime.count), secret = [UInt8](repeating: 0, count: prime.count)
+        guard BN_bn2binpad(y, &pub, Int32(prime.count)) >= 0, BN_bn2binpad(k, &secret, Int32(prime.count)) >= 0 else {
+            throw ProtocolError("Apple Remote Desktop: Diffie-Hellman failed")
+        }
+        let key = RSAAESHandler.digest(EVP_md5(), secret)
+        var plain = filler.count >= 2 * credentialField ? Array(filler.prefix(2 * credentialField)) : [UInt8](repeating: 0, count: 2 * credentialField)
+        for (i, b) in username.enumerated() { plain[i] = b }
+        plain[username.count] = 0
+        for (i, b) in password.enumerated() { plain[credentialField + i] = b }
+        plain[credentialField + password.count] = 0
+        guard let c = EVP_CIPHER_CTX_new() else { throw ProtocolError("out of memory") }
+        defer { EVP_CIPHER_CTX_free(c) }
+        var out = [UInt8](repeating: 0, count: plain.count + 16)
+        var n: Int32 = 0
+        guard EVP_EncryptInit_ex(c, EVP_aes_128_ecb(), nil, key, nil) == 1, EVP_CIPHER_CTX_set_padding(c, 0) == 1,
+              EVP_EncryptUpdate(c, &out, &n, plain, Int32(plain.count)) == 1, Int(n) == plain.count else {
+            throw ProtocolError("Apple Remote Desktop: AES failed")
+        }
+        return (Array(out.prefix(plain.count)), pub)
     }
 }
