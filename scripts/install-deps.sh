@@ -9,6 +9,10 @@ PKGS=(
   # real VNC servers and X tools for the local desktop and the interop tests
   tigervnc-standalone-server tigervnc-tools x11vnc xvfb xauth x11-utils x11-xserver-utils
   x11-apps xterm xfonts-base twm xdotool imagemagick mate-backgrounds xkb-data x11-xkb-utils
+  # connection tests: an sshd of the test's own on loopback (--via), key state on the server
+  openssh-server openssh-client xinput
+  # security tests: certificates (openssl), the RSA-AES reference server, a private PAM mount (unshare)
+  openssl python3-cryptography util-linux libpam-modules
   # harness in ../shared/tools
   python3 procps
 )
@@ -20,6 +24,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
+  # Packages must not start system services (openssh-server would start sshd on port 22):
+  # the tests start their own servers on loopback.
+  made_policy=0
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d; made_policy=1
+  fi
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  if [ $made_policy = 1 ]; then rm -f /usr/sbin/policy-rc.d; fi
 fi
 echo "install-deps: ok"
