@@ -11,6 +11,8 @@ public final class FrameRenderer {
     public private(set) var textureWidth = 0, textureHeight = 0
     /// Pixels and rects sent to the texture by the last `upload` (tests and the benchmark).
     public private(set) var lastUploadPixels = 0, lastUploadRects = 0
+    /// The framebuffer rects the last `upload` changed (the whole framebuffer after a resize).
+    public private(set) var lastDamage: [Rect] = []
     private var linear: Bool?
 
     public init(renderer: OpaquePointer) { self.renderer = renderer }
@@ -20,7 +22,7 @@ public final class FrameRenderer {
     /// A new framebuffer size (DesktopSize) recreates the texture and uploads it whole.
     @discardableResult
     public func upload(_ fb: Framebuffer) -> Bool {
-        lastUploadPixels = 0; lastUploadRects = 0
+        lastUploadPixels = 0; lastUploadRects = 0; lastDamage = []
         guard fb.width > 0, fb.height > 0 else { return false }
         if texture == nil || fb.width != textureWidth || fb.height != textureHeight {
             if let t = texture { SDL_DestroyTexture(t) }
@@ -48,6 +50,7 @@ public final class FrameRenderer {
         SDL_UpdateTexture(t, &sr, fb.pixels + r.y * fb.width + r.x, Int32(fb.width * 4))
         lastUploadPixels += r.area
         lastUploadRects += 1
+        lastDamage.append(r)
     }
 
     /// Clears to black and draws the visible part of the framebuffer where the viewport says:
@@ -55,6 +58,43 @@ public final class FrameRenderer {
     public func draw(_ vp: Viewport) {
         SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
         SDL_RenderClear(renderer)
+        copy(vp)
+    }
+
+    /// Redraws only `clip` (output pixels): for presenting just what changed.
+    public func draw(_ vp: Viewport, clip: SDL_Rect) {
+        var c = clip
+        SDL_RenderSetClipRect(renderer, &c)
+        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_NONE)
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
+        SDL_RenderFillRect(renderer, &c)  // RenderClear would ignore the clip
+        copy(vp)
+        SDL_RenderSetClipRect(renderer, nil)
+    }
+
+    /// Where framebuffer rect `r` lands in the output, widened by the filter's reach when
+    /// scaled; nil when it is not visible.
+    public func outputRect(_ r: Rect, _ vp: Viewport) -> SDL_Rect? {
+        guard vp.framebufferWidth > 0, vp.framebufferHeight > 0 else { return nil }
+        let c = vp.content
+        let sx = c.w / Double(vp.framebufferWidth), sy = c.h / Double(vp.framebufferHeight)
+        let grow = vp.isOneToOne ? 0.0 : sx.rounded(.up) + 1
+        let x0 = max(0, (c.x + Double(r.x) * sx - grow).rounded(.down))
+        let y0 = max(0, (c.y + Double(r.y) * sy - grow).rounded(.down))
+        let x1 = min(Double(vp.outputWidth), (c.x + Double(r.maxX) * sx + grow).rounded(.up))
+        let y1 = min(Double(vp.outputHeight), (c.y + Double(r.maxY) * sy + grow).rounded(.up))
+        guard x1 > x0, y1 > y0 else { return nil }
+        return SDL_Rect(x: Int32(x0), y: Int32(y0), w: Int32(x1 - x0), h: Int32(y1 - y0))
+    }
+
+    /// Redraws the output rects under the last upload's damage; returns them for presenting.
+    public func drawDamage(_ vp: Viewport) -> [SDL_Rect] {
+        let rects = lastDamage.compactMap { outputRect($0, vp) }
+        for r in rects { draw(vp, clip: r) }
+        return rects
+    }
+
+    private func copy(_ vp: Viewport) {
         guard let t = texture, textureWidth == vp.framebufferWidth, textureHeight == vp.framebufferHeight,
               let (s, d) = vp.drawRects() else { return }
         let wantLinear = !vp.isOneToOne

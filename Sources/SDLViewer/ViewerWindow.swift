@@ -47,6 +47,14 @@ public final class ViewerWindow {
     var wake: WakeSignal?
     /// Seconds between presents when the renderer has no vsync (0 with vsync: present waits).
     var frameInterval = 0.0
+    /// Software path: draw into the window surface and present only the rectangles that
+    /// changed (SDL's software renderer would push the whole window on every present).
+    var surfaceMode = false
+    var surface: UnsafeMutablePointer<SDL_Surface>?
+    /// The next present redraws and pushes everything (window exposed, resized, menu, pan...).
+    var fullPresent = true
+    /// An overlay was on screen in the last present: the next one must redraw to remove it.
+    var overlayShown = false
     var everReady = false
     var ended: String?
     var quit = false
@@ -83,11 +91,18 @@ public final class ViewerWindow {
         window = SDL_CreateWindow("Farcast — connecting to \(session.spec)", Int32(SDL_WINDOWPOS_UNDEFINED_MASK), Int32(SDL_WINDOWPOS_UNDEFINED_MASK), 1024, 768, flags)
         guard let window else { throw ViewerWindow.sdlError("SDL_CreateWindow") }
         defer { teardown() }
-        guard let r = ViewerWindow.makeRenderer(window) else { throw ViewerWindow.sdlError("SDL_CreateRenderer") }
-        renderer = r
+        // SDL_RENDER_DRIVER=software (SDL's own variable) asks for the software path
+        let software = ProcessInfo.processInfo.environment["SDL_RENDER_DRIVER"] == "software"
+        if !software, let r = SDL_CreateRenderer(window, -1, SDL_RENDERER_ACCELERATED.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue) {
+            renderer = r
+            frame = FrameRenderer(renderer: r)
+            overlay = Overlay(renderer: r)
+        } else {
+            surfaceMode = true
+            guard refreshSurface() else { throw ViewerWindow.sdlError("SDL_CreateSoftwareRenderer") }
+        }
+        guard let r = renderer else { throw ViewerWindow.sdlError("SDL_CreateRenderer") }
         frameInterval = ViewerWindow.presentInterval(r, window)
-        frame = FrameRenderer(renderer: r)
-        overlay = Overlay(renderer: r)
         let router = InputRouter(sink: session, viewport: Viewport(mode: initialScaling), viewOnly: viewOnly, keyTranslator: keyTranslator)
         router.fullscreen = fullscreen
         self.router = router
@@ -128,11 +143,27 @@ public final class ViewerWindow {
         return session.state
     }
 
-    /// Hardware with vsync, else software (vsync where the driver offers it).
-    static func makeRenderer(_ window: OpaquePointer) -> OpaquePointer? {
-        SDL_CreateRenderer(window, -1, SDL_RENDERER_ACCELERATED.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue)
-            ?? SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue)
-            ?? SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue)
+    /// Software path: (re)creates the renderer on the window surface when SDL replaced it
+    /// (after a resize). Textures die with the renderer, so the frame and overlay are rebuilt
+    /// and the next upload is whole. Returns false when there is no surface to draw on.
+    @discardableResult
+    func refreshSurface() -> Bool {
+        guard surfaceMode, let window else { return false }
+        // a real X11 (shm) surface: SDL's GPU-texture emulation would re-upload the whole
+        // window for every changed rect
+        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
+        guard let s = SDL_GetWindowSurface(window) else { return false }
+        if s == surface, renderer != nil { return true }
+        frame = nil
+        overlay = nil
+        if let r = renderer { SDL_DestroyRenderer(r) }
+        surface = s
+        renderer = SDL_CreateSoftwareRenderer(s)
+        guard let r = renderer else { return false }
+        frame = FrameRenderer(renderer: r)
+        overlay = Overlay(renderer: r)
+        fullPresent = true
+        return true
     }
 
     /// 0 when presents wait for vsync; otherwise one refresh of the window's display (60 Hz if unknown).
@@ -170,9 +201,11 @@ public final class ViewerWindow {
         case SDL_WINDOWEVENT.rawValue:
             _ = router.handle(e)
             syncSizes()
+            fullPresent = true
             return true
         default:
             var redraw = false
+            defer { if redraw { fullPresent = true } }
             for a in router.handle(e) {
                 switch a {
                 case .redraw: redraw = true
@@ -228,7 +261,10 @@ public final class ViewerWindow {
 
     /// Viewport sizes from the framebuffer, the window (points) and the renderer (pixels).
     func syncSizes() {
+        refreshSurface()
         guard let router, let window, let renderer else { return }
+        let before = router.viewport
+        defer { if router.viewport != before { fullPresent = true } }
         let (fw, fh) = session.lock.withLock { (session.framebuffer?.width ?? 0, session.framebuffer?.height ?? 0) }
         var ww: Int32 = 0, wh: Int32 = 0, ow: Int32 = 0, oh: Int32 = 0
         SDL_GetWindowSize(window, &ww, &wh)
@@ -269,20 +305,31 @@ public final class ViewerWindow {
     }
 
     func present() {
-        guard let renderer, let frame, let overlay, let router else { return }
+        guard let window, let renderer, let frame, let overlay, let router else { return }
         session.lock.withLock {
             if let fb = session.framebuffer { frame.upload(fb) }
         }
         let vp = router.viewport
+        let status = statusMessage()
+        let overlayNow = status != nil || router.menu != nil || ended != nil
+        defer { fullPresent = false; overlayShown = overlayNow }
+        if surfaceMode && !fullPresent && !overlayNow && !overlayShown {
+            // only what changed: a small update costs a small copy to the window
+            let rects = frame.drawDamage(vp)
+            if !rects.isEmpty {
+                rects.withUnsafeBufferPointer { _ = SDL_UpdateWindowSurfaceRects(window, $0.baseAddress, Int32($0.count)) }
+            }
+            return
+        }
         frame.draw(vp)
         if ended != nil { overlay.dim(vp.outputWidth, vp.outputHeight) }
-        if let (msg, hint) = statusMessage() {
+        if let (msg, hint) = status {
             overlay.status(msg, hint: hint, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
         }
         if let m = router.menu {
             overlay.menu(m, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
         }
-        SDL_RenderPresent(renderer)
+        if surfaceMode { SDL_UpdateWindowSurface(window) } else { SDL_RenderPresent(renderer) }
     }
 
     // MARK: cursor

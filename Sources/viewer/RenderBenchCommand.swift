@@ -17,8 +17,8 @@ struct RenderBenchCommand: ParsableCommand {
     @Option(help: "Frames per case.")
     var frames: Int = 120
 
-    @Option(help: "Renderers: software, default or both.")
-    var renderer: String = "both"
+    @Option(help: "Renderers, comma separated: surface (the viewer's software path: window surface, changed rects only), software (SDL's software renderer), default.")
+    var renderer: String = "surface,software,default"
 
     @Option(help: "Sizes, comma separated (WxH).")
     var sizes: String = "1920x1080,3840x2160"
@@ -27,10 +27,13 @@ struct RenderBenchCommand: ParsableCommand {
     var small: Int = 64
 
     func run() throws {
+        // as the viewer's software path does (a real shm window surface, not a GPU texture)
+        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
         guard SDL_Init(SDL_INIT_VIDEO) == 0 else { die("SDL_Init: \(String(cString: SDL_GetError()))") }
         defer { SDL_Quit() }
-        let kinds: [(String, UInt32)] = [("software", SDL_RENDERER_SOFTWARE.rawValue), ("default", 0)]
-            .filter { renderer == "both" || renderer == $0.0 }
+        let wanted = Set(renderer.split(separator: ",").map(String.init))
+        let kinds: [(String, UInt32)] = [("surface", 0), ("software", SDL_RENDERER_SOFTWARE.rawValue), ("default", 0)]
+            .filter { wanted.contains($0.0) }
         let dims: [(Int, Int)] = sizes.split(separator: ",").compactMap {
             let p = $0.split(separator: "x").compactMap { Int($0) }
             return p.count == 2 && p[0] > 0 && p[1] > 0 ? (p[0], p[1]) : nil
@@ -47,7 +50,9 @@ struct RenderBenchCommand: ParsableCommand {
         }
         defer { SDL_DestroyWindow(win) }
         // no vsync: measure the work, not the wait for the display
-        guard let r = SDL_CreateRenderer(win, -1, flags) else {
+        let surfaceMode = name == "surface"
+        let made = surfaceMode ? SDL_GetWindowSurface(win).flatMap { SDL_CreateSoftwareRenderer($0) } : SDL_CreateRenderer(win, -1, flags)
+        guard let r = made else {
             print("\(name) \(w)x\(h): no renderer: \(String(cString: SDL_GetError()))"); return
         }
         defer { SDL_DestroyRenderer(r) }
@@ -66,9 +71,9 @@ struct RenderBenchCommand: ParsableCommand {
         guard let fr = frameRenderer else { return }
         fr.upload(fb)
         fr.draw(vp)
-        SDL_RenderPresent(r)
+        if surfaceMode { SDL_UpdateWindowSurface(win) } else { SDL_RenderPresent(r) }
         for (label, rect) in [("full", fb.bounds), ("\(small)x\(small)", Rect(x: w / 3, y: h / 3, w: small, h: small))] {
-            var up: [Double] = [], pres: [Double] = [], total: [Double] = []
+            var up: [Double] = [], drawn: [Double] = [], pres: [Double] = [], total: [Double] = []
             for i in 0..<max(1, frames) {
                 var e = SDL_Event()
                 while SDL_PollEvent(&e) != 0 {}
@@ -79,14 +84,24 @@ struct RenderBenchCommand: ParsableCommand {
                 let t0 = DispatchTime.now().uptimeNanoseconds
                 fr.upload(fb)
                 let t1 = DispatchTime.now().uptimeNanoseconds
-                fr.draw(vp)
-                SDL_RenderPresent(r)
+                if surfaceMode {
+                    // as ViewerWindow.present: redraw and push only the damaged output rects
+                    let rects = fr.drawDamage(vp)
+                    SDL_RenderFlush(r)
+                    drawn.append(Double(DispatchTime.now().uptimeNanoseconds - t1) / 1e6)
+                    rects.withUnsafeBufferPointer { _ = SDL_UpdateWindowSurfaceRects(win, $0.baseAddress, Int32($0.count)) }
+                } else {
+                    fr.draw(vp)
+                    SDL_RenderFlush(r)
+                    drawn.append(Double(DispatchTime.now().uptimeNanoseconds - t1) / 1e6)
+                    SDL_RenderPresent(r)
+                }
                 let t2 = DispatchTime.now().uptimeNanoseconds
                 up.append(Double(t1 - t0) / 1e6); pres.append(Double(t2 - t1) / 1e6); total.append(Double(t2 - t0) / 1e6)
             }
             func median(_ a: [Double]) -> Double { let s = a.sorted(); return s[s.count / 2] }
-            print(String(format: "%@ (%@) %dx%d output %dx%d %@ update: upload %.3f ms + draw/present %.3f ms = %.3f ms per frame (median of %d)",
-                         name, rname, w, h, Int(ow), Int(oh), label, median(up), median(pres), median(total), total.count))
+            print(String(format: "%@ (%@) %dx%d %@ update: %.3f ms per frame (upload %.3f, draw %.3f, draw+present %.3f; median of %d)",
+                         name, rname, w, h, label, median(total), median(up), median(drawn), median(pres), total.count))
         }
     }
 }
