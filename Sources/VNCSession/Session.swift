@@ -1,33 +1,111 @@
 import Foundation
 import RFB
 
-/// A live connection: a session thread reads the socket and decodes into the framebuffer;
-/// the front end (main thread) reads the framebuffer and damage under `lock` and sends input.
-public final class Session: @unchecked Sendable {
-    public enum State: Equatable, Sendable {
-        case connecting, authenticating, ready, failed(String), closed
+/// When a connection drops (or cannot be made), whether and how soon to try again.
+public struct ReconnectPolicy: Sendable, Equatable {
+    public enum Mode: Sendable, Equatable { case never, always, times(Int) }
+    public var mode: Mode = .never
+    /// Backoff: first delay, doubling per attempt up to `maxDelay`, each ± `jitter` (fraction).
+    public var initialDelay = 1.0
+    public var maxDelay = 30.0
+    public var jitter = 0.2
+
+    public init(mode: Mode = .never) { self.mode = mode }
+
+    /// `--reconnect never|always|N`
+    public static func parse(_ s: String) throws -> ReconnectPolicy {
+        switch s.lowercased() {
+        case "never", "no", "0": return ReconnectPolicy(mode: .never)
+        case "always", "forever": return ReconnectPolicy(mode: .always)
+        default:
+            guard let n = Int(s), n > 0 else {
+                throw TransportError("--reconnect takes never, always or a number of attempts (got '\(s)')")
+            }
+            return ReconnectPolicy(mode: .times(n))
+        }
     }
 
-    public let spec: HostSpec
+    /// Whether attempt number `attempt` (1-based) may happen.
+    public func allows(attempt: Int) -> Bool {
+        switch mode {
+        case .never: return false
+        case .always: return true
+        case .times(let n): return attempt <= n
+        }
+    }
+
+    /// Delay before attempt `attempt` (1-based); `unit` is a random number in 0..<1.
+    public func delay(attempt: Int, unit: Double) -> Double {
+        let base = min(maxDelay, initialDelay * pow(2, Double(max(0, attempt - 1))))
+        return max(0.1, base * (1 + jitter * (2 * unit - 1)))
+    }
+}
+
+/// How a silent connection is checked: after `probeAfter` seconds without a byte from the server
+/// a non-incremental 1x1 update request goes out (servers must answer those); no byte within
+/// `deadAfter` seconds of it means the link is dead (half-open, server stopped).
+public struct LivenessPolicy: Sendable, Equatable {
+    public var probeAfter = 5.0
+    public var deadAfter = 10.0
+    /// From TCP connected to ServerInit.
+    public var handshakeTimeout = 30.0
+    public init() {}
+}
+
+/// A live connection with its lifecycle: a session thread connects (again, per the reconnect
+/// policy), reads the socket and decodes into the framebuffer; the front end (main thread)
+/// reads the framebuffer and damage under `lock` and sends input.
+public final class Session: @unchecked Sendable {
+    public enum State: Equatable, Sendable {
+        case connecting
+        case authenticating
+        case ready
+        /// Dropped or not reachable; the next attempt starts at `retryAt` (monotonicSeconds()).
+        case waiting(reason: String, retryAt: Double, attempt: Int)
+        case failed(String)
+        case closed
+    }
+
+    public let plan: ConnectionPlan
     public let settings: ClientSettings
+    public let reconnect: ReconnectPolicy
+    public let liveness: LivenessPolicy
     /// Held by the session thread while decoding and by the front end while reading pixels.
     public let lock = NSLock()
     private let sendLock = NSLock()
+    private let wakeup = NSCondition()
     private var engine: ClientEngine
-    private var transport: TCPTransport?
+    private var transport: SocketTransport?
     private var events: [EngineEvent] = []
     private var _state: State = .connecting
     private var stopping = false
+    private var retryRequested = false
+    /// What the server has been told is held, so a new connection can release it.
+    private var heldKeys: [UInt32: UInt32?] = [:]
+    private var heldButtons: UInt8 = 0
+    private var lastPointer = (x: 0, y: 0)
+    private var pendingRelease: (keys: [UInt32: UInt32?], at: (x: Int, y: Int), buttons: Bool)?
     /// Called on the session thread whenever there is something new (events, damage, state);
     /// the front end uses it to wake its event loop. Must be thread-safe.
     public var wake: @Sendable () -> Void = {}
-    public var connectTimeout = 10.0
+    /// Progress lines for --verbose (never secrets).
+    public var log: @Sendable (String) -> Void = { _ in }
 
-    public init(spec: HostSpec, settings: ClientSettings) {
-        self.spec = spec
+    public init(plan: ConnectionPlan, settings: ClientSettings,
+                reconnect: ReconnectPolicy = ReconnectPolicy(), liveness: LivenessPolicy = LivenessPolicy()) {
+        self.plan = plan
         self.settings = settings
+        self.reconnect = reconnect
+        self.liveness = liveness
         engine = ClientEngine(settings: settings)
     }
+
+    public convenience init(spec: HostSpec, settings: ClientSettings) {
+        self.init(plan: ConnectionPlan(target: .tcp(spec)), settings: settings)
+    }
+
+    /// What we connect to, for titles and messages.
+    public var spec: String { plan.description }
 
     public var state: State { lock.withLock { _state } }
 
@@ -44,66 +122,202 @@ public final class Session: @unchecked Sendable {
         t.start()
     }
 
-    /// Ends the connection; the session thread exits on its own.
+    /// Ends the connection and any waiting; the session thread exits on its own.
     public func stop() {
-        lock.withLock { stopping = true }
-        if let t = lock.withLock({ transport }) { shutdown(t.fd, Int32(SHUT_RDWR)) }
+        let t: SocketTransport? = lock.withLock { stopping = true; return transport }
+        t?.interrupt()
+        wakeup.lock(); wakeup.broadcast(); wakeup.unlock()
+    }
+
+    /// While waiting to reconnect: try now (a key or tap on the countdown).
+    public func retryNow() {
+        wakeup.lock(); retryRequested = true; wakeup.broadcast(); wakeup.unlock()
     }
 
     private func setState(_ s: State) {
-        lock.withLock { _state = s }
+        let changed: Bool = lock.withLock { defer { _state = s }; return _state != s }
+        if changed {
+            switch s {
+            case .connecting: log("connecting to \(plan)")
+            case .authenticating: log("authenticating")
+            case .ready: log("ready")
+            case .waiting(let why, let at, let n): log("\(why); retry \(n) in \(String(format: "%.1f", at - monotonicSeconds())) s")
+            case .failed(let why): log("failed: \(why)")
+            case .closed: log("closed")
+            }
+        }
         wake()
     }
 
-    private func run() {
-        do {
-            let t = try TCPTransport.connect(spec, timeout: connectTimeout)
-            lock.withLock { transport = t }
-            setState(.authenticating)
-            while true {
-                let out: [UInt8] = lock.withLock { engine.takeOutput() }
-                if !out.isEmpty { try sendLocked(out) }
-                if lock.withLock({ stopping }) { break }
-                if !t.waitReadable(timeout: 0.5) { continue }
-                var newEvents: [EngineEvent] = []
-                let got: Int = try lock.withLock {
-                    let n = try engine.receive(atLeast: 65536) { p, cap in try t.recv(into: p, capacity: cap) }
-                    newEvents = engine.takeEvents()
-                    events += newEvents
-                    if newEvents.contains(where: { if case .ready = $0 { return true }; return false }) { _state = .ready }
-                    return n
-                }
-                if !newEvents.isEmpty { wake() }
-                if got == 0 {
-                    setState(lock.withLock { stopping } ? .closed : .failed("connection closed by the server"))
-                    return
-                }
-            }
-            setState(.closed)
-        } catch {
-            setState(lock.withLock { stopping } ? .closed : .failed("\(error)"))
-        }
-        lock.withLock { transport?.close() }
+    private var isStopping: Bool { lock.withLock { stopping } }
+
+    /// Why one connection ended.
+    enum Outcome {
+        case stopped
+        /// `retryable` is false for what retrying cannot fix (authentication, no common security type).
+        case lost(String, retryable: Bool, wasReady: Bool)
     }
 
-    private func sendLocked(_ bytes: [UInt8]) throws {
-        guard let t = lock.withLock({ transport }) else { return }
+    private func run() {
+        var attempt = 0
+        while !isStopping {
+            setState(.connecting)
+            let outcome = runOnce()
+            if isStopping { break }
+            guard case .lost(let reason, let retryable, let wasReady) = outcome else { break }
+            if wasReady { attempt = 0 }   // backoff starts over after a good connection
+            attempt += 1
+            guard retryable, reconnect.allows(attempt: attempt) else {
+                setState(.failed(reason))
+                return
+            }
+            let retryAt = monotonicSeconds() + reconnect.delay(attempt: attempt, unit: Double.random(in: 0..<1))
+            setState(.waiting(reason: reason, retryAt: retryAt, attempt: attempt))
+            wakeup.lock()
+            retryRequested = false
+            while !retryRequested && !isStopping && monotonicSeconds() < retryAt {
+                _ = wakeup.wait(until: Date(timeIntervalSinceNow: max(0.01, retryAt - monotonicSeconds())))
+            }
+            wakeup.unlock()
+        }
+        setState(.closed)
+    }
+
+    /// One connection from open to end.
+    private func runOnce() -> Outcome {
+        let e = ClientEngine(settings: settings)
+        lock.withLock {
+            engine = e
+            // keys and buttons the previous connection left held are released once this one is ready
+            if !heldKeys.isEmpty || heldButtons != 0 {
+                pendingRelease = (heldKeys, lastPointer, heldButtons != 0)
+            }
+            heldKeys = [:]; heldButtons = 0
+        }
+        let t: SocketTransport
+        do {
+            t = try plan.open(log: log)
+        } catch {
+            return .lost("\(error)", retryable: true, wasReady: false)
+        }
+        lock.withLock { transport = t }
+        defer {
+            lock.withLock { transport = nil }
+            t.close()
+        }
+        if isStopping { return .stopped }
+        setState(.authenticating)
+        let connectedAt = monotonicSeconds()
+        var lastByte = connectedAt
+        var probeSentAt: Double? = nil
+        var ready = false
+        var phaseBefore = ClientEngine.Phase.version
+        do {
+            while true {
+                let out: [UInt8] = lock.withLock { e.takeOutput() }
+                if !out.isEmpty { try sendLocked(out, on: t) }
+                if isStopping { return .stopped }
+                let now = monotonicSeconds()
+                if !ready && now - connectedAt > liveness.handshakeTimeout {
+                    return .lost("the server did not complete the handshake within \(Int(liveness.handshakeTimeout)) s", retryable: true, wasReady: false)
+                }
+                if ready {
+                    if let sent = probeSentAt, now - sent > liveness.deadAfter {
+                        return .lost("no answer from the server for \(Int(now - lastByte)) s (connection dead)", retryable: true, wasReady: true)
+                    }
+                    if probeSentAt == nil && now - lastByte > liveness.probeAfter {
+                        probeSentAt = now
+                        lock.withLock { e.requestUpdate(incremental: false, rect: Rect(x: 0, y: 0, w: 1, h: 1)) }
+                        continue
+                    }
+                }
+                if !t.waitReadable(timeout: 0.25) { continue }
+                var newEvents: [EngineEvent] = []
+                var release: (keys: [UInt32: UInt32?], at: (x: Int, y: Int), buttons: Bool)? = nil
+                let got: Int = try lock.withLock {
+                    phaseBefore = e.phase
+                    let n = try e.receive(atLeast: 65536) { p, cap in try t.recv(into: p, capacity: cap) }
+                    newEvents = e.takeEvents()
+                    events += newEvents
+                    if !ready && e.phase == .normal {
+                        ready = true
+                        _state = .ready
+                        release = pendingRelease
+                        pendingRelease = nil
+                    }
+                    return n
+                }
+                if got == 0 {
+                    return .lost(ready ? "connection closed by the server" : "the server closed the connection during the handshake",
+                                 retryable: true, wasReady: ready)
+                }
+                lastByte = monotonicSeconds()
+                probeSentAt = nil
+                if let r = release {
+                    log("releasing \(r.keys.count) keys held when the last connection dropped")
+                    lock.withLock {
+                        for (k, code) in r.keys { e.sendKey(k, down: false, xtKeycode: code) }
+                        if r.buttons { e.sendPointer(x: r.at.x, y: r.at.y, buttons: 0) }
+                    }
+                }
+                if !newEvents.isEmpty || release != nil { wake() }
+            }
+        } catch let err as ProtocolError {
+            // failures during security negotiation are the server saying no: retrying cannot help
+            let during = phaseBefore == .security || phaseBefore == .authenticating
+            return .lost(err.message, retryable: !during, wasReady: ready)
+        } catch {
+            return .lost(isStopping ? "stopped" : "connection lost: \(error)", retryable: true, wasReady: ready)
+        }
+    }
+
+    private func sendLocked(_ bytes: [UInt8], on t: SocketTransport) throws {
         try sendLock.withLock { try t.send(bytes) }
     }
 
-    /// Pointer event in framebuffer coordinates (main thread). Dropped unless ready.
+    /// Sends what the engine has queued, from the input path (main thread). Failures surface on the
+    /// session thread, which owns the connection's end.
+    private func flushFromInput(_ out: [UInt8]) {
+        guard !out.isEmpty, let t = lock.withLock({ transport }) else { return }
+        try? sendLocked(out, on: t)
+    }
+
+    /// Pointer event in framebuffer coordinates (main thread). Dropped unless ready: input made
+    /// while disconnected is never replayed late.
     public func sendPointer(x: Int, y: Int, buttons: UInt8) {
         let out: [UInt8] = lock.withLock {
-            guard let fb = engine.framebuffer else { return [] }
-            engine.sendPointer(x: max(0, min(fb.width - 1, x)), y: max(0, min(fb.height - 1, y)), buttons: buttons)
+            guard _state == .ready, let fb = engine.framebuffer else { return [] }
+            let cx = max(0, min(fb.width - 1, x)), cy = max(0, min(fb.height - 1, y))
+            engine.sendPointer(x: cx, y: cy, buttons: buttons)
+            heldButtons = buttons
+            lastPointer = (cx, cy)
             return engine.takeOutput()
         }
-        if !out.isEmpty { try? sendLocked(out) }
+        flushFromInput(out)
     }
 
     /// Key event (main thread); `xtKeycode` is used when the server takes QEMU Extended Key Events.
+    /// Dropped unless ready.
     public func sendKey(_ keysym: UInt32, down: Bool, xtKeycode: UInt32? = nil) {
-        let out: [UInt8] = lock.withLock { engine.sendKey(keysym, down: down, xtKeycode: xtKeycode); return engine.takeOutput() }
-        if !out.isEmpty { try? sendLocked(out) }
+        let out: [UInt8] = lock.withLock {
+            guard _state == .ready else { return [] }
+            engine.sendKey(keysym, down: down, xtKeycode: xtKeycode)
+            if down { heldKeys[keysym] = xtKeycode } else { heldKeys[keysym] = nil }
+            return engine.takeOutput()
+        }
+        flushFromInput(out)
+    }
+
+    /// Classic cut text to the server; returns how many characters Latin-1 could not carry.
+    @discardableResult
+    public func sendCutText(_ text: String) -> Int {
+        var dropped = 0
+        let out: [UInt8] = lock.withLock {
+            guard _state == .ready else { return [] }
+            dropped = engine.sendCutText(text)
+            return engine.takeOutput()
+        }
+        flushFromInput(out)
+        return dropped
     }
 }
