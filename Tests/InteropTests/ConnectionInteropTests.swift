@@ -56,6 +56,9 @@ final class ConnectionInteropTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/sshd") else {
             throw XCTSkip("sshd missing: run scripts/install-deps.sh")
         }
+        // the VNC server first: the harness waits on its own children, sshd is started after
+        let server = try startServer(.xvnc)
+        let screen = try server.captureStableScreen()
         let dir = workDir()
         let hostKey = dir.appendingPathComponent("host_ed25519").path
         let userKey = dir.appendingPathComponent("user_ed25519").path
@@ -86,9 +89,6 @@ final class ConnectionInteropTests: XCTestCase {
                                     logURL: dir.appendingPathComponent("sshd.log"))
         addTeardownBlock { sshd.stop() }
         XCTAssertTrue(poll(timeout: 15) { Loopback.isListening(port: sshPort) }, "sshd did not start: \(sshd.logTail())")
-
-        let server = try startServer(.xvnc)
-        let screen = try server.captureStableScreen()
         // the target host is as the gateway sees it: localhost
         var plan = ConnectionPlan(target: .tcp(HostSpec(host: "localhost", port: server.port)), via: "\(user)@127.0.0.1:\(sshPort)")
         plan.sshCommand = ["ssh", "-F", "/dev/null", "-i", userKey, "-o", "BatchMode=yes",
@@ -220,9 +220,9 @@ final class ConnectionInteropTests: XCTestCase {
         waitState(s, timeout: 10, "failed without retrying") { if case .failed = $0 { return true }; return false }
     }
 
-    /// Whether Shift_L is down on the X server (xinput's view of the core keyboard).
+    /// Whether Shift_L is down on the X server, as the device VNC input arrives on (TigerVNC keyboard) reports it.
     func shiftDown(display: Int) -> Bool {
-        guard let r = try? runTool("xinput", ["--query-state", "Virtual core keyboard"], in: URL(fileURLWithPath: "/tmp"),
+        guard let r = try? runTool("xinput", ["--query-state", "TigerVNC keyboard"], in: URL(fileURLWithPath: "/tmp"),
                                    environment: ["DISPLAY": ":\(display)"], allowFailure: true) else { return false }
         // Shift_L is X keycode 50 in Xvnc's default map
         return String(decoding: r.stdout, as: UTF8.self).contains("key[50]=down")
