@@ -13,6 +13,10 @@ public enum RouterAction: Equatable, Sendable {
     case disconnect
     /// Close the window (after a disconnect the user dismissed the message).
     case quit
+    /// While waiting to reconnect: try now instead of at the end of the countdown.
+    case retryNow
+    /// After the connection ended (--on-disconnect prompt): connect again.
+    case reconnect
 }
 
 /// SDL events → RFB input (through an `InputSink`) and window actions. Owns the viewport, the
@@ -35,6 +39,10 @@ public final class InputRouter {
     public var fullscreen = false
     /// The connection is over: any key (Esc, Enter, ...) closes the window, nothing is sent.
     public var sessionEnded = false
+    /// The connection dropped and a retry is counting down: R or a click retries now, Esc gives up.
+    public var reconnecting = false
+    /// With sessionEnded: R connects again (--on-disconnect prompt).
+    public var offerReconnect = false
     /// The menu while it is open; no input reaches the server meanwhile.
     public private(set) var menu: ViewerMenu?
 
@@ -63,12 +71,26 @@ public final class InputRouter {
 
     // MARK: events
 
+    /// The X keycode of the X key event SDL is about to turn into a key event (SYSWM comes first).
+    private var pendingX: (keycode: Int32, press: Bool)?
+
     public func handle(_ e: SDL_Event) -> [RouterAction] {
         switch e.type {
+        case SDL_SYSWMEVENT.rawValue:
+            if let m = e.syswm.msg, m.pointee.subsystem == SDL_SYSWM_X11 {
+                let xe = m.pointee.msg.x11.event
+                // KeyPress = 2, KeyRelease = 3 (X.h)
+                if xe.type == 2 || xe.type == 3 { pendingX = (Int32(xe.xkey.keycode), xe.type == 2) }
+            }
+            return []
         case SDL_KEYDOWN.rawValue, SDL_KEYUP.rawValue:
             let k = e.key
+            let down = e.type == SDL_KEYDOWN.rawValue
+            var evdev: Int32? = nil
+            if let p = pendingX, p.press == down, p.keycode >= 8 { evdev = p.keycode - 8 }
+            pendingX = nil
             return key(KeyInput(scancode: Int32(k.keysym.scancode.rawValue), sym: k.keysym.sym, mod: k.keysym.mod,
-                                down: e.type == SDL_KEYDOWN.rawValue, isRepeat: k.repeat != 0))
+                                down: down, isRepeat: k.repeat != 0, evdevCode: evdev))
         case SDL_MOUSEMOTION.rawValue:
             return motion(ViewPoint(x: Double(e.motion.x), y: Double(e.motion.y)))
         case SDL_MOUSEBUTTONDOWN.rawValue, SDL_MOUSEBUTTONUP.rawValue:
@@ -89,11 +111,18 @@ public final class InputRouter {
     // MARK: keys
 
     static let scF8 = Int32(SDL_SCANCODE_F8.rawValue), scF11 = Int32(SDL_SCANCODE_F11.rawValue)
+    static let scEscape = Int32(SDL_SCANCODE_ESCAPE.rawValue), scR = Int32(SDL_SCANCODE_R.rawValue)
 
     /// A key event in plain values (also the entry point for tests and other front ends).
     public func key(_ k: KeyInput) -> [RouterAction] {
         if k.down { held.insert(k.scancode) } else { held.remove(k.scancode) }
+        if reconnecting {
+            guard k.down, !k.isRepeat else { return [] }
+            if k.scancode == InputRouter.scEscape { return [.quit] }
+            return k.scancode == InputRouter.scR ? [.retryNow] : []
+        }
         if sessionEnded {
+            if offerReconnect && k.down && k.scancode == InputRouter.scR { return [.reconnect] }
             // any key press dismisses the message (modifiers alone do not)
             return k.down && !isModifier(k.scancode) ? [.quit] : []
         }
@@ -222,6 +251,8 @@ public final class InputRouter {
     }
 
     func button(_ b: Int32, down: Bool, at p: ViewPoint) -> [RouterAction] {
+        // a tap or click on the countdown retries now (a kiosk has no keyboard)
+        if reconnecting { return down ? [.retryNow] : [] }
         if let m = menu {
             if !down, let r = m.row(at: p) { return activate(r) }
             // a press outside the (laid out) menu closes it

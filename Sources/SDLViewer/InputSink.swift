@@ -22,8 +22,13 @@ public struct KeyInput: Equatable, Sendable {
     public var mod: UInt16
     public var down: Bool
     public var isRepeat: Bool
-    public init(scancode: Int32, sym: Int32, mod: UInt16, down: Bool, isRepeat: Bool) {
+    /// The physical key as a Linux evdev code when the window system told us (X11: keycode - 8).
+    /// SDL2's X11 backend derives letter scancodes from the local keysyms, so on X11 this, not
+    /// `scancode`, is the key's position.
+    public var evdevCode: Int32?
+    public init(scancode: Int32, sym: Int32, mod: UInt16, down: Bool, isRepeat: Bool, evdevCode: Int32? = nil) {
         self.scancode = scancode; self.sym = sym; self.mod = mod; self.down = down; self.isRepeat = isRepeat
+        self.evdevCode = evdevCode
     }
 }
 

@@ -58,6 +58,11 @@ public final class ViewerWindow {
     var everReady = false
     var ended: String?
     var quit = false
+    /// What a dropped connection leads to once automatic retries (if any) are over.
+    public enum OnDisconnect: String, Sendable { case reconnect, quit, prompt }
+    public var onDisconnect: OnDisconnect = .prompt
+    /// Set when the window closed because the connection ended and --on-disconnect is quit.
+    public private(set) var endReason: String?
 
     // cursors
     var remoteCursor: OpaquePointer?
@@ -109,6 +114,8 @@ public final class ViewerWindow {
         if fullscreen { SDL_SetWindowKeyboardGrab(window, SDL_TRUE) }
         arrowCursor = SDL_CreateSystemCursor(SDL_SYSTEM_CURSOR_ARROW)
 
+        // raw X11 key events carry the physical keycode for the xkbcommon translation
+        SDL_EventState(SDL_SYSWMEVENT.rawValue, SDL_ENABLE)
         let wake = WakeSignal(eventType: SDL_RegisterEvents(1))
         self.wake = wake
         session.wake = { wake.signal() }
@@ -125,6 +132,10 @@ public final class ViewerWindow {
             if needsPresent {
                 let wait = nextPresent - ViewerWindow.now()
                 got = wait > 0 ? SDL_WaitEventTimeout(&e, Int32((wait * 1000).rounded(.up))) != 0 : SDL_PollEvent(&e) != 0
+            } else if case .waiting = session.state {
+                // the countdown needs redrawing; only in this state, so an idle viewer still sleeps
+                got = SDL_WaitEventTimeout(&e, 250) != 0
+                needsPresent = true
             } else {
                 got = SDL_WaitEvent(&e) != 0
             }
@@ -221,6 +232,13 @@ public final class ViewerWindow {
                     quit = true
                 case .quit:
                     quit = true
+                case .retryNow:
+                    session.retryNow()
+                case .reconnect:
+                    ended = nil
+                    router.sessionEnded = false
+                    applyCursor()
+                    session.restart()
                 }
             }
             return redraw
@@ -238,11 +256,17 @@ public final class ViewerWindow {
             default: break
             }
         }
-        switch session.state {
+        let st = session.state
+        if case .waiting = st { router?.reconnecting = true } else { router?.reconnecting = false }
+        switch st {
         case .ready:
             everReady = true
+        case .failed(let why) where onDisconnect == .quit:
+            endReason = everReady ? "connection lost: \(why)" : why
+            quit = true
         case .failed(let why):
             if ended == nil {
+                router?.offerReconnect = onDisconnect == .prompt
                 // the session's reason already names the server ("cannot connect to HOST: ...")
                 ended = everReady ? "Connection lost: \(why)" : why.prefix(1).uppercased() + why.dropFirst()
                 router?.sessionEnded = true
@@ -296,8 +320,14 @@ public final class ViewerWindow {
     }
 
     func statusMessage() -> (String, String?)? {
-        if let ended { return (ended, "Press Esc or Enter to close") }
+        if let ended {
+            return (ended, onDisconnect == .prompt ? "Press R to reconnect, Esc or Enter to close" : "Press Esc or Enter to close")
+        }
         switch session.state {
+        case .waiting(let why, let at, let n):
+            let secs = max(0, Int((at - monotonicSeconds()).rounded(.up)))
+            let head = everReady ? "Connection lost: \(why)" : why.prefix(1).uppercased() + why.dropFirst()
+            return (head, "Reconnecting in \(secs) s (attempt \(n)) — press R or tap to retry now, Esc to give up")
         case .connecting: return ("Connecting to \(session.spec)…", nil)
         case .authenticating: return ("Authenticating…", nil)
         default: return nil

@@ -84,6 +84,8 @@ public struct ConnectionPlan: Sendable, CustomStringConvertible {
     /// The ssh client and its fixed options (FARCAST_SSH overrides, e.g. "ssh -F ~/.ssh/other").
     public var sshCommand: [String] = ["ssh"]
     public var connectTimeout = 10.0
+    /// Reverse connection: wait on this port for the server to connect (`target` is ignored).
+    public var listenPort: Int?
 
     public init(target: ConnectionTarget, via: String? = nil) {
         self.target = target
@@ -94,6 +96,11 @@ public struct ConnectionPlan: Sendable, CustomStringConvertible {
     }
 
     public func open(log: (String) -> Void = { _ in }) throws -> SocketTransport {
+        if let port = listenPort {
+            let l = try Listener(port: port)
+            log("listening on port \(port) for a server to connect")
+            return try l.accept()
+        }
         if let gw = via {
             guard case .tcp(let spec) = target else {
                 throw TransportError("--via works with host names, not \(target)")
@@ -106,5 +113,8 @@ public struct ConnectionPlan: Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String { via.map { "\(target) via \($0)" } ?? target.description }
+    public var description: String {
+        if let p = listenPort { return "servers connecting to port \(p)" }
+        return via.map { "\(target) via \($0)" } ?? target.description
+    }
 }

@@ -129,6 +129,17 @@ public final class Session: @unchecked Sendable {
         wakeup.lock(); wakeup.broadcast(); wakeup.unlock()
     }
 
+    /// After the session failed or closed: connect again (a new session thread).
+    public func restart() {
+        let canRestart: Bool = lock.withLock {
+            switch _state {
+            case .failed, .closed: stopping = false; _state = .connecting; return true
+            default: return false
+            }
+        }
+        if canRestart { start() }
+    }
+
     /// While waiting to reconnect: try now (a key or tap on the countdown).
     public func retryNow() {
         wakeup.lock(); retryRequested = true; wakeup.broadcast(); wakeup.unlock()

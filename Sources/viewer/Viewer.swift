@@ -4,6 +4,7 @@ import RFB
 import VNCSession
 import SDLViewer
 import Interaction
+import Interaction
 
 /// Exit with a one-line reason on stderr (what was wrong and, where we can, how to fix it).
 func die(_ msg: String, code: Int32 = 1) -> Never {
@@ -13,8 +14,17 @@ func die(_ msg: String, code: Int32 = 1) -> Never {
 
 /// Options shared by every command that connects to a server.
 struct ConnectionOptions: ParsableArguments {
-    @Argument(help: "Server: host, host:display, host::port, [v6addr]:display.")
-    var host: String
+    @Argument(help: "Server: host, host:display, host::port, [v6addr]:display, unix:/path, vnc://[user@]host[:port]. With --listen: the port to listen on (default 5500).")
+    var host: String?
+
+    @Option(help: "Reach the server through an SSH gateway ([user@]gateway[:port]) with the system ssh (ssh -W; FARCAST_SSH overrides the command); the host is as seen from the gateway (default localhost).")
+    var via: String?
+
+    @Flag(help: "Wait for a server to connect to us (reverse connection, as vncviewer -listen; x11vnc -connect, vncconfig -connect).")
+    var listen = false
+
+    @Option(help: "Seconds to wait for a connection to be made.")
+    var connectTimeout: Double = 10
 
     @Option(help: "Encodings in order of preference, e.g. zrle,copyrect (raw,copyrect,rre,corre,hextile,zlib,zrle,tight).")
     var encodings: String?
@@ -57,9 +67,28 @@ struct ConnectionOptions: ParsableArguments {
         }
     }
 
-    func spec() -> HostSpec {
-        do { return try HostSpec.parse(host) } catch { die("\(error)", code: 2) }
+    /// Where to connect (or, with --listen, where to wait). Bad input exits with a message.
+    func plan() -> ConnectionPlan {
+        if listen {
+            var p = ConnectionPlan(target: .tcp(HostSpec(host: "localhost", port: 5900)))
+            if let h = host {
+                guard let port = Int(h), (1...65535).contains(port) else { die("--listen takes a port number (got '\(h)')", code: 2) }
+                p.listenPort = port
+            } else { p.listenPort = 5500 }
+            return p
+        }
+        guard let text = host ?? (via != nil ? "localhost" : nil) else {
+            die("give a server to connect to (e.g. localhost:1 or vnc://host), or --listen to wait for one", code: 2)
+        }
+        do {
+            var p = ConnectionPlan(target: try ConnectionTarget.parse(text).target, via: via)
+            p.connectTimeout = connectTimeout
+            return p
+        } catch { die("\(error)", code: 2) }
     }
+
+    /// A user name from a vnc://user@host URI.
+    var uriUsername: String? { host.flatMap { try? ConnectionTarget.parse($0).username } ?? nil }
 
     func settings() -> ClientSettings {
         var s = ClientSettings()
@@ -74,9 +103,10 @@ struct ConnectionOptions: ParsableArguments {
             do { s.securityMethods = try SecurityMethod.parseList(security) } catch { die("--security: \(error)", code: 2) }
         }
         // Host name for TLS host name checking and the known-hosts entry.
-        let hostText: String? = host
-        if let h = hostText, let spec = try? HostSpec.parse(h) { s.serverName = spec.host; s.serverPort = spec.port }
-        else { s.serverName = hostText ?? "" }
+        switch plan().target {
+        case .tcp(let spec): s.serverName = spec.host; s.serverPort = spec.port
+        case .unix(let path): s.serverName = path
+        }
         if let ca = x509Ca {
             guard FileManager.default.isReadableFile(atPath: ca) else { die("cannot read --x509-ca file \(ca)", code: 2) }
             s.x509CAFile = ca
@@ -90,7 +120,7 @@ struct ConnectionOptions: ParsableArguments {
         // VNC_USERNAME / VNC_PASSWORD / the file, then a terminal prompt for what is missing.
         let creds = CredentialSources.fromEnvironment(passwordFromFile: fromFile)
         s.password = creds.password
-        s.username = creds.username
+        s.username = creds.username ?? uriUsername
         s.credentialProvider = creds.provider
         let trustNew = trustNewCertificate, canAsk = TerminalPrompt.available
         let ask: @Sendable (ServerIdentity) -> Bool = { id in trustNew || (canAsk && TerminalPrompt.askTrust(id)) }
@@ -122,7 +152,11 @@ struct SnapshotCommand: ParsableCommand {
         o.maxSeconds = timeout
         let verbose = conn.verbose
         do {
-            let r = try Snapshot.capture(conn.spec(), options: o) { if verbose { FileHandle.standardError.write(Data("viewer: \($0)\n".utf8)) } }
+            let log: (String) -> Void = { if verbose { FileHandle.standardError.write(Data("viewer: \($0)\n".utf8)) } }
+            let t = try conn.plan().open(log: log)
+            defer { t.close() }
+            log("connected to \(t.peer)")
+            let r = try Snapshot.run(transport: t, options: o, log: log)
             try PNGWriter.write(r.framebuffer, to: output)
             if verbose { FileHandle.standardError.write(Data("viewer: wrote \(output) (\(r.framebuffer.width)x\(r.framebuffer.height), \(r.updates) updates)\n".utf8)) }
         } catch {
@@ -186,19 +220,52 @@ struct ViewCommand: ParsableCommand {
     @Option(help: "Scaling: fit (the window, aspect kept), 1:1, or a zoom such as 200% or 50%. When the desktop is larger than the window, Ctrl+Alt+wheel scrolls (Shift for sideways). F8 opens the menu.")
     var scale: String = "fit"
 
+    @Option(help: "Keyboard layout as layout[,variant] (e.g. de or de,nodeadkeys); default: the session's, XKB_DEFAULT_*, or /etc/default/keyboard.")
+    var keyboard: String?
+
+    @Option(help: "Remap modifiers sent to the server, e.g. super=alt,alt=super (shift, control, alt, super, altgr, meta).")
+    var mapModifier: String?
+
+    @Option(help: "Reconnect automatically when the connection drops or cannot be made: never, always, or a number of attempts (backoff 1 s doubling to 30 s, with jitter).")
+    var reconnect: String = "never"
+
+    @Option(help: "When a connection ends and no retry is left: prompt (show why; R reconnects), quit, or reconnect (keep trying: a kiosk).")
+    var onDisconnect: String = "prompt"
+
     func validate() throws {
         if ScalingMode(parsing: scale) == nil { throw ValidationError("--scale takes fit, 1:1 or N% (10%-1600%), got '\(scale)'") }
+        if ViewerWindow.OnDisconnect(rawValue: onDisconnect) == nil {
+            throw ValidationError("--on-disconnect takes reconnect, quit or prompt (got '\(onDisconnect)')")
+        }
     }
 
     func run() throws {
         var settings = conn.settings()
         // Live viewing defaults to JPEG quality 8 when Tight is used, as vncviewer does on fast links.
         if settings.jpegQuality == nil && conn.encodings == nil { settings.jpegQuality = 8 }
-        let session = Session(spec: conn.spec(), settings: settings)
+        let onEnd = ViewerWindow.OnDisconnect(rawValue: onDisconnect) ?? .prompt
+        var policy: ReconnectPolicy
+        do { policy = try ReconnectPolicy.parse(reconnect) } catch { die("\(error)", code: 2) }
+        if onEnd == .reconnect && policy.mode == .never { policy.mode = .always }
+        let session = Session(plan: conn.plan(), settings: settings, reconnect: policy)
+        if conn.verbose { session.log = { FileHandle.standardError.write(Data("viewer: \($0)\n".utf8)) } }
         let w = ViewerWindow(session: session, fullscreen: fullscreen, viewOnly: viewOnly,
                              scaling: ScalingMode(parsing: scale) ?? .fit)
+        w.onDisconnect = onEnd
+        // Keys through xkbcommon with the local layout; the built-in US map only if that fails.
+        let (spec, source) = KeyboardLayoutDetector.detect(override: keyboard, environment: ProcessInfo.processInfo.environment)
+        do {
+            let map = try KeyboardTranslator.parseModifierMap(mapModifier ?? "")
+            w.keyTranslator = XKBKeyTranslator(try KeyboardTranslator(spec: spec, modifierMap: map))
+            if conn.verbose { FileHandle.standardError.write(Data("viewer: keyboard \(spec) from \(source)\n".utf8)) }
+        } catch let e as KeyboardError {
+            if keyboard != nil || mapModifier != nil { die("\(e)", code: 2) }
+            FileHandle.standardError.write(Data("viewer: \(e); using the built-in US key map\n".utf8))
+        } catch { die("\(error)", code: 2) }
         let end: Session.State
         do { end = try w.run() } catch { die("\(error)") }
+        // the window has shown why; the exit status and a line on stderr say it to scripts too
+        if let why = w.endReason { die(why) }
         if case .failed(let why) = end { die(why) }
     }
 }
