@@ -352,7 +352,7 @@ public final class ViewerWindow {
             return
         }
         frame.draw(vp)
-        if ended != nil { overlay.dim(vp.outputWidth, vp.outputHeight) }
+        if ended != nil || router.reconnecting { overlay.dim(vp.outputWidth, vp.outputHeight) }
         if let (msg, hint) = status {
             overlay.status(msg, hint: hint, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
         }

@@ -109,8 +109,10 @@ public final class Session: @unchecked Sendable {
 
     public var state: State { lock.withLock { _state } }
 
-    /// The framebuffer; read it only while holding `lock`.
-    public var framebuffer: Framebuffer? { engine.framebuffer }
+    /// The framebuffer; read it only while holding `lock`. Between connections it is the last
+    /// one the server sent, so the window keeps showing it (dimmed) while reconnecting.
+    public var framebuffer: Framebuffer? { engine.framebuffer ?? lastFramebuffer }
+    private var lastFramebuffer: Framebuffer?
     public var desktopName: String { lock.withLock { engine.desktopName } }
 
     /// Events since the last call (main thread).
@@ -198,6 +200,7 @@ public final class Session: @unchecked Sendable {
     private func runOnce() -> Outcome {
         let e = ClientEngine(settings: settings)
         lock.withLock {
+            lastFramebuffer = engine.framebuffer ?? lastFramebuffer
             engine = e
             // keys and buttons the previous connection left held are released once this one is ready
             if !heldKeys.isEmpty || heldButtons != 0 {
