@@ -10,7 +10,7 @@ PKGS=(
   tigervnc-standalone-server tigervnc-tools x11vnc xvfb xauth x11-utils x11-xserver-utils
   x11-apps xterm xfonts-base twm xdotool imagemagick mate-backgrounds xkb-data x11-xkb-utils
   # connection tests: an sshd of the test's own on loopback (--via), key state on the server
-  openssh-server openssh-client xinput
+  openssh-server openssh-client xinput iproute2
   # security tests: certificates (openssl), the RSA-AES reference server, a private PAM mount (unshare)
   openssl python3-cryptography util-linux libpam-modules
   # harness in ../shared/tools

@@ -220,6 +220,57 @@ final class ConnectionInteropTests: XCTestCase {
         waitState(s, timeout: 10, "failed without retrying") { if case .failed = $0 { return true }; return false }
     }
 
+    /// The network path cut and restored: Xvnc runs in a network namespace of the test's own,
+    /// reached over a veth pair; taking the host end down makes the link silently drop packets.
+    func testNetworkPathCutAndRestored() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") else {
+            throw XCTSkip("needs root and iproute2 for a network namespace")
+        }
+        let tag = String(UUID().uuidString.prefix(6)).lowercased()
+        let ns = "fc-\(tag)", hostIf = "fch\(tag)", nsIf = "fcn\(tag)"
+        let dir = workDir()
+        func ip(_ args: [String]) throws { _ = try runTool("ip", args, in: dir) }
+        // link-local addresses on the test's own link: nothing outside this machine is involved
+        try ip(["netns", "add", ns])
+        addTeardownBlock { _ = try? runTool("ip", ["netns", "del", ns], in: dir, allowFailure: true)
+                           _ = try? runTool("ip", ["link", "del", hostIf], in: dir, allowFailure: true) }
+        try ip(["link", "add", hostIf, "type", "veth", "peer", "name", nsIf])
+        try ip(["link", "set", nsIf, "netns", ns])
+        try ip(["addr", "add", "169.254.213.1/30", "dev", hostIf])
+        try ip(["link", "set", hostIf, "up"])
+        try ip(["netns", "exec", ns, "ip", "addr", "add", "169.254.213.2/30", "dev", nsIf])
+        try ip(["netns", "exec", ns, "ip", "link", "set", nsIf, "up"])
+        try ip(["netns", "exec", ns, "ip", "link", "set", "lo", "up"])
+
+        let display = try XDisplays.freeDisplay()
+        let port = try Loopback.freePort()
+        let xvnc = try ChildProcess(name: "Xvnc", executable: "/usr/sbin/ip",
+                                    arguments: ["netns", "exec", ns, InteropTools.need("Xvnc"), ":\(display)", "-rfbport", "\(port)",
+                                                "-interface", "169.254.213.2", "-SecurityTypes", "None", "-geometry", "320x200",
+                                                "-depth", "24", "-nolisten", "tcp"],
+                                    logURL: dir.appendingPathComponent("xvnc.log"))
+        addTeardownBlock { xvnc.stop(); XDisplays.removeLeftovers(display: display, pid: xvnc.pid) }
+
+        var policy = ReconnectPolicy(mode: .always)
+        policy.initialDelay = 0.3; policy.maxDelay = 1
+        var live = LivenessPolicy()
+        live.probeAfter = 1; live.deadAfter = 2; live.handshakeTimeout = 3
+        var plan = ConnectionPlan(target: .tcp(HostSpec(host: "169.254.213.2", port: port)))
+        plan.connectTimeout = 1.5
+        let s = Session(plan: plan, settings: ClientSettings(), reconnect: policy, liveness: live)
+        s.start()
+        addTeardownBlock { s.stop() }
+        waitState(s, timeout: 20, "connected across the namespace") { $0 == .ready }
+
+        try ip(["link", "set", hostIf, "down"])
+        let t0 = Date()
+        waitState(s, timeout: 10, "cut noticed", isWaiting)
+        XCTAssertLessThan(Date().timeIntervalSince(t0), 1 + 2 + 1.5, "dead link detected within the liveness bound")
+        try ip(["link", "set", hostIf, "up"])
+        // retries every ≤ 1.2 s, each connect bounded at 1.5 s: back within a few seconds
+        waitState(s, timeout: 15, "back after the link returned") { $0 == .ready }
+    }
+
     /// Whether Shift_L is down on the X server, as the device VNC input arrives on (TigerVNC keyboard) reports it.
     func shiftDown(display: Int) -> Bool {
         guard let r = try? runTool("xinput", ["--query-state", "TigerVNC keyboard"], in: URL(fileURLWithPath: "/tmp"),
