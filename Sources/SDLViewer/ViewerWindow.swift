@@ -38,6 +38,11 @@ public final class ViewerWindow {
     let initialScaling: ScalingMode
     /// The key translator (the xkbcommon one plugs in here); set before `run()`.
     public var keyTranslator: KeyTranslating = KeyMapTranslator()
+    /// Credential and trust questions from the session thread, answered in the window; set
+    /// before `run()` (without it the settings' own providers decide).
+    public var prompter: WindowPrompter?
+    /// The prompt on screen: all input goes to it, none to the server.
+    var prompt: CredentialPrompt?
 
     var window: OpaquePointer?
     var renderer: OpaquePointer?
@@ -119,8 +124,11 @@ public final class ViewerWindow {
         let wake = WakeSignal(eventType: SDL_RegisterEvents(1))
         self.wake = wake
         session.wake = { wake.signal() }
+        prompter?.attach { wake.signal() }
         session.start()
         defer { session.stop() }
+        // first: a session thread waiting on a prompt is released before the session stops
+        defer { closePrompt(); prompter?.detach() }
         syncSizes()
         applyCursor()
 
@@ -207,8 +215,11 @@ public final class ViewerWindow {
             return false
         case wake?.eventType:
             wake?.acknowledge()
+            showPendingPrompt()
             sessionChanged()
             return true
+        case _ where prompt != nil && e.type != SDL_WINDOWEVENT.rawValue:
+            return handlePrompt(e)
         case SDL_WINDOWEVENT.rawValue:
             _ = router.handle(e)
             syncSizes()
@@ -245,6 +256,45 @@ public final class ViewerWindow {
         }
     }
 
+    // MARK: prompt
+
+    /// A credential or trust question from the session thread: show it (closes the menu).
+    func showPendingPrompt() {
+        guard prompt == nil, let req = prompter?.takeRequest() else { return }
+        prompt = CredentialPrompt(req)
+        router?.closeMenu()
+        SDL_StartTextInput()
+        applyCursor()
+        fullPresent = true
+    }
+
+    /// Input while the prompt is up: it goes to the prompt only, never to the server.
+    func handlePrompt(_ e: SDL_Event) -> Bool {
+        guard let p = prompt else { return false }
+        if e.type == SDL_QUIT.rawValue { quit = true; return false }
+        switch p.handle(e) {
+        case .ignored: return false
+        case .redraw: return true
+        case .submit:
+            prompter?.respond(p.isTrust ? .trust(true) : .credentials(p.takeCredentials()))
+            closePrompt()
+            return true
+        case .cancel:
+            prompter?.respond(p.isTrust ? .trust(false) : .credentials(nil))
+            closePrompt()
+            return true
+        }
+    }
+
+    func closePrompt() {
+        guard let p = prompt else { return }
+        p.wipe()
+        prompt = nil
+        SDL_StopTextInput()
+        applyCursor()
+        fullPresent = true
+    }
+
     /// Session events and state (the wake-up said something changed).
     func sessionChanged() {
         for ev in session.takeEvents() {
@@ -264,6 +314,16 @@ public final class ViewerWindow {
         case .failed(let why) where onDisconnect == .quit:
             endReason = everReady ? "connection lost: \(why)" : why
             quit = true
+        case .failed where prompter?.cancelledAuthentication == true:
+            if ended == nil {
+                endReason = "authentication cancelled"
+                if onDisconnect == .quit { quit = true; break }
+                router?.offerReconnect = onDisconnect == .prompt
+                ended = "Authentication cancelled"
+                router?.sessionEnded = true
+                router?.closeMenu()
+                applyCursor()
+            }
         case .failed(let why):
             if ended == nil {
                 router?.offerReconnect = onDisconnect == .prompt
@@ -341,7 +401,7 @@ public final class ViewerWindow {
         }
         let vp = router.viewport
         let status = statusMessage()
-        let overlayNow = status != nil || router.menu != nil || ended != nil
+        let overlayNow = status != nil || router.menu != nil || ended != nil || prompt != nil
         defer { fullPresent = false; overlayShown = overlayNow }
         if surfaceMode && !fullPresent && !overlayNow && !overlayShown {
             // only what changed: a small update costs a small copy to the window
@@ -353,7 +413,15 @@ public final class ViewerWindow {
         }
         frame.draw(vp)
         if ended != nil || router.reconnecting { overlay.dim(vp.outputWidth, vp.outputHeight) }
-        if let (msg, hint) = status {
+        if let prompt {
+            overlay.dim(vp.outputWidth, vp.outputHeight)
+            let l = overlay.prompt(prompt, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
+            prompt.hitRects = l.fields.mapValues { r in
+                let a = vp.toWindow(output: ViewPoint(x: Double(r.x), y: Double(r.y)))
+                let b = vp.toWindow(output: ViewPoint(x: Double(r.x + r.w), y: Double(r.y + r.h)))
+                return ViewRect(x: a.x, y: a.y, w: b.x - a.x, h: b.y - a.y)
+            }
+        } else if let (msg, hint) = status {
             overlay.status(msg, hint: hint, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
         }
         if let m = router.menu {
@@ -367,7 +435,7 @@ public final class ViewerWindow {
     /// The server's cursor over the desktop (a dot when it is empty, like TigerVNC's
     /// DotWhenNoCursor); the local arrow over the menu, while connecting and after the end.
     func applyCursor() {
-        let local = router?.menuOpen == true || ended != nil || !haveRemoteCursor
+        let local = router?.menuOpen == true || ended != nil || !haveRemoteCursor || prompt != nil
         let c: OpaquePointer?
         if local {
             c = arrowCursor

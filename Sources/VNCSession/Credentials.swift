@@ -77,6 +77,18 @@ public struct CredentialSources: Sendable {
         return CredentialSources(username: user, password: pw, prompt: prompt)
     }
 
+    /// What the user gave when it is enough for `req`, else what `ask` returns (a prompt in the
+    /// viewer window; `ask` gets the user name already known, to pre-fill). No terminal prompt.
+    public func provider(asking ask: @escaping @Sendable (CredentialRequest, _ knownUsername: String?) -> Credentials?) -> CredentialProvider {
+        let s = self
+        return { req in
+            if let pw = s.password, !req.needsUsername || s.username != nil {
+                return Credentials(username: s.username ?? "", password: pw)
+            }
+            return ask(req, s.username)
+        }
+    }
+
     /// nil when a piece is missing and prompting is off: the engine then says what to set.
     public var provider: CredentialProvider {
         let s = self

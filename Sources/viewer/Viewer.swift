@@ -241,6 +241,13 @@ struct ViewCommand: ParsableCommand {
 
     func run() throws {
         var settings = conn.settings()
+        // Missing credentials and unknown certificates/keys are asked in the window, not on the terminal.
+        let prompter = WindowPrompter()
+        let known = CredentialSources(username: settings.username, password: settings.password, prompt: false)
+        settings.credentialProvider = known.provider { req, user in prompter.credentials(req, username: user) }
+        let trustNew = conn.trustNewCertificate
+        settings.trustEvaluator = KnownHosts(path: conn.knownHosts ?? KnownHosts.defaultPath)
+            .evaluator { id in trustNew || prompter.trust(id) }
         // Live viewing defaults to JPEG quality 8 when Tight is used, as vncviewer does on fast links.
         if settings.jpegQuality == nil && conn.encodings == nil { settings.jpegQuality = 8 }
         let onEnd = ViewerWindow.OnDisconnect(rawValue: onDisconnect) ?? .prompt
@@ -252,6 +259,9 @@ struct ViewCommand: ParsableCommand {
         let w = ViewerWindow(session: session, fullscreen: fullscreen, viewOnly: viewOnly,
                              scaling: ScalingMode(parsing: scale) ?? .fit)
         w.onDisconnect = onEnd
+        // the engine asks from inside the session's locked receive: let go of it while the user answers
+        prompter.unlockWhileWaiting = session.lock
+        w.prompter = prompter
         // Keys through xkbcommon with the local layout; the built-in US map only if that fails.
         let (spec, source) = KeyboardLayoutDetector.detect(override: keyboard, environment: ProcessInfo.processInfo.environment)
         do {
