@@ -195,8 +195,12 @@ public final class PixelConverter {
     public func convertCPixels(_ src: UnsafePointer<UInt8>, to dst: UnsafeMutablePointer<UInt32>, count: Int) {
         if cpixelSize != 3 { convert(src, to: dst, count: count); return }
         if mode == .native && !format.bigEndian && !cpixelHighBytes {
-            var s = src
-            for i in 0..<count { dst[i] = UInt32(s[0]) | UInt32(s[1]) << 8 | UInt32(s[2]) << 16; s += 3 }
+            // 4-byte loads, masked to 3, for all but the last pixel (whose 4th byte may lie past the row)
+            guard count > 0 else { return }
+            let raw = UnsafeRawPointer(src)
+            for i in 0..<(count - 1) { dst[i] = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i * 3, as: UInt32.self)) & 0x00ff_ffff }
+            let s = src + (count - 1) * 3
+            dst[count - 1] = UInt32(s[0]) | UInt32(s[1]) << 8 | UInt32(s[2]) << 16
             return
         }
         var s = src

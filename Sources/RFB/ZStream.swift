@@ -2,15 +2,47 @@ import CZlib
 
 /// One zlib inflate stream that lives as long as the connection (RFB's zlib encodings keep
 /// the dictionary across rects, so a stream is never finished between rects).
+///
+/// The stream is inflated as raw deflate after we check its 2-byte zlib header ourselves:
+/// servers flush but never finish their streams, so the Adler-32 trailer never arrives and
+/// zlib's running checksum (7 % of a ZRLE decode) would be computed for nothing.
 final class ZStream {
     // Heap-allocated: zlib keeps a back pointer to the z_stream and rejects one that moved.
     private let strm: UnsafeMutablePointer<z_stream>
     private var initialised = false
+    /// zlib header bytes still expected at the start of the (reset) stream, and those seen.
+    private var headerLeft = 2
+    private var header: UInt16 = 0
+    /// A finished stream's 4-byte Adler-32 trailer still to skip; nothing after it is consumed.
+    private var trailerLeft = 0
+    private var ended = false
 
     init() {
         strm = .allocate(capacity: 1)
         strm.initialize(to: z_stream())
-        initialised = inflateInit_(strm, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        initialised = ZStream.initRaw(strm)
+    }
+
+    private static func initRaw(_ s: UnsafeMutablePointer<z_stream>) -> Bool {
+        // windowBits -15: raw deflate with the full 32 KiB window the zlib header promises at most
+        inflateInit2_(s, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
+    }
+
+    /// Consumes the zlib header (across calls if a payload is shorter), checking it is deflate
+    /// with a window zlib's raw mode covers and no preset dictionary. Returns bytes consumed.
+    private func takeHeader(_ input: UnsafePointer<UInt8>, count: Int, what: () -> String) throws -> Int {
+        var n = 0
+        while headerLeft > 0 && n < count {
+            header = header << 8 | UInt16(input[n]); n += 1; headerLeft -= 1
+        }
+        if headerLeft == 0 && n > 0 {
+            let cmf = header >> 8, flg = header & 0xff
+            guard cmf & 0x0f == 8, cmf >> 4 <= 7, header % 31 == 0 else {
+                throw ProtocolError("\(what()): corrupt zlib data (bad zlib header 0x\(String(header, radix: 16)))")
+            }
+            guard flg & 0x20 == 0 else { throw ProtocolError("\(what()): zlib data asks for a preset dictionary") }
+        }
+        return n
     }
 
     deinit {
@@ -21,8 +53,8 @@ final class ZStream {
 
     /// Starts a fresh stream (Tight's reset bits, or a new connection).
     func reset() {
-        if initialised { inflateReset(strm) }
-        else { initialised = inflateInit_(strm, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK }
+        if initialised { inflateReset(strm) } else { initialised = ZStream.initRaw(strm) }
+        headerLeft = 2; header = 0; trailerLeft = 0; ended = false
     }
 
     /// Inflates from `input` into `output` until the input is used up, the output is full, or the
@@ -31,7 +63,14 @@ final class ZStream {
     func inflate(_ input: UnsafePointer<UInt8>, count: Int, into output: UnsafeMutablePointer<UInt8>,
                  capacity: Int, what: @autoclosure () -> String) throws -> (consumed: Int, produced: Int) {
         guard initialised else { throw ProtocolError("\(what()): zlib stream could not be initialised") }
-        var consumed = 0, produced = 0
+        var consumed = headerLeft > 0 ? try takeHeader(input, count: count, what: what) : 0
+        var produced = 0
+        if ended {
+            // after the stream's end only its trailer belongs to it; the caller judges the rest
+            let n = min(trailerLeft, count - consumed)
+            trailerLeft -= n
+            return (consumed + n, 0)
+        }
         while true {
             // avail_in/avail_out are 32-bit: feed huge buffers in slices
             let inChunk = min(count - consumed, Int(UInt32.max))
@@ -52,9 +91,16 @@ final class ZStream {
                 if consumed == count || produced == capacity || (usedIn == 0 && usedOut == 0) {
                     return (consumed, produced)
                 }
-            case Z_BUF_ERROR, Z_STREAM_END:
-                // no progress possible, or the (server-side finished) stream ended: the caller
-                // judges what was produced and any input left over
+            case Z_BUF_ERROR:
+                // no progress possible: the caller judges what was produced and any input left over
+                return (consumed, produced)
+            case Z_STREAM_END:
+                // the server finished its stream: skip the Adler-32 trailer raw mode leaves behind;
+                // the caller judges what was produced and anything after it
+                ended = true
+                trailerLeft = 4
+                let n = min(trailerLeft, count - consumed)
+                trailerLeft -= n; consumed += n
                 return (consumed, produced)
             case Z_NEED_DICT:
                 throw ProtocolError("\(what()): zlib data asks for a preset dictionary")
