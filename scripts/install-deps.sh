@@ -13,6 +13,8 @@ PKGS=(
   openssh-server openssh-client xinput iproute2
   # security tests: certificates (openssl), the RSA-AES reference server, a private PAM mount (unshare)
   openssl python3-cryptography util-linux libpam-modules
+  # QEMU's VNC server with TLS x509 credentials (no guest: paused, no display)
+  qemu-system-x86
   # harness in ../shared/tools
   python3 procps
 )
