@@ -17,6 +17,8 @@ public struct ClientSettings: Sendable {
     public var wantDesktopName = true
     /// QEMU Extended Key Event: raw key codes for servers (VMs) that take them.
     public var wantQEMUKeyEvents = true
+    /// ExtendedMouseButtons: back/forward (buttons 8/9) for servers that take them.
+    public var wantExtendedMouseButtons = true
     /// Security methods we accept, strongest first (vncviewer's SecurityTypes): RFB types and
     /// VeNCrypt subtypes. Only these are ever chosen, so excluding the unencrypted ones is final.
     public var securityMethods: [SecurityMethod] = SecurityMethod.defaultOrder
@@ -63,6 +65,7 @@ public struct ClientSettings: Sendable {
         if wantLastRect { l.append(Encoding.lastRect) }
         if wantDesktopName { l.append(Encoding.desktopName) }
         if wantQEMUKeyEvents { l.append(Encoding.qemuExtendedKeyEvent) }
+        if wantExtendedMouseButtons { l.append(Encoding.extendedMouseButtons) }
         if let q = jpegQuality { l.append(Encoding.jpegQuality0 + Int32(max(0, min(9, q)))) }
         if let c = compressLevel { l.append(Encoding.compressLevel0 + Int32(max(0, min(9, c)))) }
         return l
@@ -110,6 +113,8 @@ public enum EngineEvent: Equatable, Sendable {
     case colourMapChanged
     /// The server takes QEMU Extended Key Events: `sendKey` now sends key codes too.
     case qemuKeyEventsSupported
+    /// The server takes ExtendedMouseButtons: buttons 8 and 9 reach it.
+    case extendedMouseButtonsSupported
 }
 
 /// The client side of RFB as a sans-I/O state machine (TigerVNC's CConnection without sockets):
@@ -135,6 +140,8 @@ public final class ClientEngine: SecurityContext {
     public var pipelineRequests = true
     /// Set when the server acknowledged QEMU Extended Key Events.
     public private(set) var qemuKeyEvents = false
+    /// Set when the server acknowledged ExtendedMouseButtons.
+    public private(set) var extendedMouseButtons = false
 
     /// Plaintext RFB bytes for the server; encrypted by `channel` when one runs.
     private var output: [UInt8] = []
@@ -592,6 +599,13 @@ public final class ClientEngine: SecurityContext {
         case Encoding.cursor:
             try parseCursor(rect, &r)
             finishRect()
+        case Encoding.extendedMouseButtons:
+            // an empty rect: the server's acknowledgement
+            if settings.wantExtendedMouseButtons && !extendedMouseButtons {
+                extendedMouseButtons = true
+                events.append(.extendedMouseButtonsSupported)
+            }
+            finishRect()
         case Encoding.qemuExtendedKeyEvent:
             // an empty rect: the server's acknowledgement
             if settings.wantQEMUKeyEvents && !qemuKeyEvents {
@@ -654,9 +668,12 @@ public final class ClientEngine: SecurityContext {
         output += ClientMessage.updateRequest(incremental: incremental, (rect ?? fb.bounds).intersection(fb.bounds))
     }
 
-    public func sendPointer(x: Int, y: Int, buttons: UInt8) {
+    /// `buttons`: bit n is button n+1; buttons 8/9 go out only as the server can take them.
+    public func sendPointer(x: Int, y: Int, buttons: UInt16) {
         guard phase == .normal else { return }
-        output += ClientMessage.pointerEvent(x: x, y: y, buttons: buttons)
+        // button 9 has no classic bit: without the extension it is not sent
+        let mask = extendedMouseButtons ? buttons : buttons & 0xff
+        output += ClientMessage.pointerEvent(x: x, y: y, buttons: mask, extended: extendedMouseButtons)
     }
 
     /// A key press or release. `xtKeycode` (XT scancode, 0xE0xx for extended keys) goes along when

@@ -23,8 +23,14 @@ public enum ClientMessage {
         return [255, 0, 0, down ? 1 : 0] + u32(Int(keysym)) + u32(Int(qnum))
     }
 
-    public static func pointerEvent(x: Int, y: Int, buttons: UInt8) -> [UInt8] {
-        [5, buttons] + u16(x) + u16(y)
+    /// `buttons`: bit n is button n+1 (1-3 left/middle/right, 4-7 wheel, 8-9 back/forward).
+    /// Without ExtendedMouseButtons only buttons 1-8 fit the classic byte; with it, bit 7 marks an
+    /// extra byte carrying buttons 8 and 9.
+    public static func pointerEvent(x: Int, y: Int, buttons: UInt16, extended: Bool = false) -> [UInt8] {
+        if extended && buttons > 0x7f {
+            return [5, UInt8(buttons & 0x7f) | 0x80] + u16(x) + u16(y) + [UInt8(truncatingIfNeeded: buttons >> 7)]
+        }
+        return [5, UInt8(truncatingIfNeeded: buttons & 0xff)] + u16(x) + u16(y)
     }
 
     /// Classic ClientCutText carries ISO 8859-1.

@@ -20,6 +20,7 @@ public enum Encoding {
     public static let desktopName: Int32 = -307
     public static let extendedDesktopSize: Int32 = -308
     public static let qemuExtendedKeyEvent: Int32 = -258
+    public static let extendedMouseButtons: Int32 = -316
 
     /// Names accepted by `--encodings`, in the spelling of vncviewer and rfbrec.py.
     public static let byName: [String: Int32] = [
@@ -39,6 +40,7 @@ public enum Encoding {
         case desktopName: return "DesktopName"
         case extendedDesktopSize: return "ExtendedDesktopSize"
         case qemuExtendedKeyEvent: return "QEMUExtendedKeyEvent"
+        case extendedMouseButtons: return "ExtendedMouseButtons"
         default: return "encoding \(e)"
         }
     }

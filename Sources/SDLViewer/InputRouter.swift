@@ -47,7 +47,7 @@ public final class InputRouter {
     public private(set) var menu: ViewerMenu?
 
     /// RFB button mask as last sent.
-    public private(set) var buttons: UInt8 = 0
+    public private(set) var buttons: UInt16 = 0
     /// What each physical key (SDL scancode) sent on press.
     private var pressed: [Int32: KeyOutput] = [:]
     /// Keys physically down (for the pan modifiers), whatever was sent.
@@ -260,12 +260,14 @@ public final class InputRouter {
             return []
         }
         guard !sessionEnded, !viewOnly else { return [] }
-        let bit: UInt8
+        let bit: UInt16
         switch b {
         case SDL_BUTTON_LEFT: bit = 1
         case SDL_BUTTON_MIDDLE: bit = 2
         case SDL_BUTTON_RIGHT: bit = 4
-        default: return []  // X1/X2: only with ExtendedMouseButtons (not implemented)
+        case SDL_BUTTON_X1: bit = 1 << 7   // back: button 8
+        case SDL_BUTTON_X2: bit = 1 << 8   // forward: button 9 (reaches servers with ExtendedMouseButtons)
+        default: return []
         }
         if down {
             guard let fp = viewport.framebufferPixel(atWindow: p) else { return [] }
@@ -292,7 +294,7 @@ public final class InputRouter {
             return viewport.scroll(dx: sx * InputRouter.panStep, dy: sy * InputRouter.panStep) ? [.redraw] : []
         }
         guard !sessionEnded, !viewOnly, let fp = viewport.framebufferPixel(atWindow: p) else { return [] }
-        var bits: [(UInt8, Int)] = []
+        var bits: [(UInt16, Int)] = []
         if dy > 0 { bits.append((8, dy)) } else if dy < 0 { bits.append((16, -dy)) }
         if dx < 0 { bits.append((32, -dx)) } else if dx > 0 { bits.append((64, dx)) }
         for (b, n) in bits {
@@ -304,7 +306,7 @@ public final class InputRouter {
         return []
     }
 
-    private func send(_ p: (x: Int, y: Int), _ mask: UInt8) {
+    private func send(_ p: (x: Int, y: Int), _ mask: UInt16) {
         lastSent = p
         sink?.sendPointer(x: p.x, y: p.y, buttons: mask)
     }

@@ -5,7 +5,8 @@ import VNCSession
 /// Called on the main thread only.
 public protocol InputSink: AnyObject {
     /// Pointer position in framebuffer pixels with the RFB button mask (bit 0 = button 1).
-    func sendPointer(x: Int, y: Int, buttons: UInt8)
+    /// `buttons`: bit n is button n+1 (8/9: back/forward).
+    func sendPointer(x: Int, y: Int, buttons: UInt16)
     /// Key press or release; `xtKeycode` goes along when the server takes QEMU key events.
     func sendKey(_ keysym: UInt32, down: Bool, xtKeycode: UInt32?)
 }

@@ -82,7 +82,7 @@ public final class Session: @unchecked Sendable {
     private var retryRequested = false
     /// What the server has been told is held, so a new connection can release it.
     private var heldKeys: [UInt32: UInt32?] = [:]
-    private var heldButtons: UInt8 = 0
+    private var heldButtons: UInt16 = 0
     private var lastPointer = (x: 0, y: 0)
     private var pendingRelease: (keys: [UInt32: UInt32?], at: (x: Int, y: Int), buttons: Bool)?
     /// Called on the session thread whenever there is something new (events, damage, state);
@@ -298,7 +298,7 @@ public final class Session: @unchecked Sendable {
 
     /// Pointer event in framebuffer coordinates (main thread). Dropped unless ready: input made
     /// while disconnected is never replayed late.
-    public func sendPointer(x: Int, y: Int, buttons: UInt8) {
+    public func sendPointer(x: Int, y: Int, buttons: UInt16) {
         let out: [UInt8] = lock.withLock {
             guard _state == .ready, let fb = engine.framebuffer else { return [] }
             let cx = max(0, min(fb.width - 1, x)), cy = max(0, min(fb.height - 1, y))

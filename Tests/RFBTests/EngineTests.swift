@@ -240,6 +240,25 @@ final class EngineTests: XCTestCase {
         XCTAssertEqual(e.takeOutput(), [4, 1, 0, 0, 0, 0, 0, 0x62], "no key code known: classic")
     }
 
+    func testExtendedMouseButtons() throws {
+        let e = ClientEngine(settings: ClientSettings())
+        try e.feed(S.hello())
+        _ = e.takeOutput()
+        // classic: button 8 (bit 7) fits the byte, button 9 cannot be sent
+        e.sendPointer(x: 1, y: 2, buttons: 1 << 7 | 1)
+        XCTAssertEqual(e.takeOutput(), [5, 0x81, 0, 1, 0, 2])
+        e.sendPointer(x: 1, y: 2, buttons: 1 << 8)
+        XCTAssertEqual(e.takeOutput(), [5, 0, 0, 1, 0, 2])
+        try e.feed(S.update([S.rect(0, 0, 0, 0, Encoding.extendedMouseButtons)]))
+        XCTAssertTrue(e.takeEvents().contains(.extendedMouseButtonsSupported))
+        _ = e.takeOutput()
+        // extended: bit 7 marks the extra byte; buttons 8 and 9 are its bits 0 and 1
+        e.sendPointer(x: 1, y: 2, buttons: 1 << 8 | 1 << 7 | 4)
+        XCTAssertEqual(e.takeOutput(), [5, 0x84, 0, 1, 0, 2, 0x03])
+        e.sendPointer(x: 1, y: 2, buttons: 1)
+        XCTAssertEqual(e.takeOutput(), [5, 1, 0, 1, 0, 2], "no extra byte when no extra button is down")
+    }
+
     func testColourMapEntries() throws {
         var s = ClientSettings()
         s.pixelFormat = .colourMap8

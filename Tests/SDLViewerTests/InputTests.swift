@@ -56,13 +56,18 @@ final class InputTests: XCTestCase {
         ])
     }
 
-    func testExtraButtonsAreNotSentWithoutExtendedMouseButtons() {
+    /// Back/forward become buttons 8 and 9; the engine decides what the server can take.
+    func testExtraButtonsAreButtonsEightAndNine() {
         let r = router()
         Synth.button(SDL_BUTTON_X1, down: true, 320, 240)
         Synth.button(SDL_BUTTON_X1, down: false, 320, 240)
         Synth.button(SDL_BUTTON_X2, down: true, 320, 240)
+        Synth.button(SDL_BUTTON_X2, down: false, 320, 240)
         Synth.drain(r)
-        XCTAssertEqual(sink.take(), [])
+        XCTAssertEqual(sink.take(), [
+            .pointer(x: 640, y: 400, buttons: 1 << 7), .pointer(x: 640, y: 400, buttons: 0),
+            .pointer(x: 640, y: 400, buttons: 1 << 8), .pointer(x: 640, y: 400, buttons: 0),
+        ])
     }
 
     func testLetterboxSendsNothing() {

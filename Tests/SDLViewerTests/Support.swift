@@ -20,7 +20,7 @@ enum SDLTest {
 /// An input sink that records what would go to the server (the test seam, not a fake server).
 final class RecordingSink: InputSink {
     enum Sent: Equatable, CustomStringConvertible {
-        case pointer(x: Int, y: Int, buttons: UInt8)
+        case pointer(x: Int, y: Int, buttons: UInt16)
         case key(UInt32, down: Bool, xt: UInt32?)
         var description: String {
             switch self {
@@ -30,7 +30,7 @@ final class RecordingSink: InputSink {
         }
     }
     var sent: [Sent] = []
-    func sendPointer(x: Int, y: Int, buttons: UInt8) { sent.append(.pointer(x: x, y: y, buttons: buttons)) }
+    func sendPointer(x: Int, y: Int, buttons: UInt16) { sent.append(.pointer(x: x, y: y, buttons: buttons)) }
     func sendKey(_ keysym: UInt32, down: Bool, xtKeycode: UInt32?) { sent.append(.key(keysym, down: down, xt: xtKeycode)) }
     func take() -> [Sent] { defer { sent = [] }; return sent }
 }
