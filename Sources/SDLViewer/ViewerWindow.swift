@@ -247,6 +247,7 @@ public final class ViewerWindow {
                     session.retryNow()
                 case .reconnect:
                     ended = nil
+                    endReason = nil
                     router.sessionEnded = false
                     applyCursor()
                     session.restart()
@@ -311,9 +312,6 @@ public final class ViewerWindow {
         switch st {
         case .ready:
             everReady = true
-        case .failed(let why) where onDisconnect == .quit:
-            endReason = everReady ? "connection lost: \(why)" : why
-            quit = true
         case .failed where prompter?.cancelledAuthentication == true:
             if ended == nil {
                 endReason = "authentication cancelled"
@@ -324,6 +322,9 @@ public final class ViewerWindow {
                 router?.closeMenu()
                 applyCursor()
             }
+        case .failed(let why) where onDisconnect == .quit:
+            endReason = everReady ? "connection lost: \(why)" : why
+            quit = true
         case .failed(let why):
             if ended == nil {
                 router?.offerReconnect = onDisconnect == .prompt
