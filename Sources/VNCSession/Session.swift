@@ -221,7 +221,9 @@ public final class Session: @unchecked Sendable {
         }
         if isStopping { return .stopped }
         setState(.authenticating)
-        let connectedAt = monotonicSeconds()
+        // when the handshake clock started; moved on by time spent inside the engine, which is
+        // only long when a credential or trust prompt waits for the user
+        var connectedAt = monotonicSeconds()
         var lastByte = connectedAt
         var probeSentAt: Double? = nil
         var ready = false
@@ -248,6 +250,8 @@ public final class Session: @unchecked Sendable {
                 if !t.waitReadable(timeout: 0.25) { continue }
                 var newEvents: [EngineEvent] = []
                 var release: (keys: [UInt32: UInt32?], at: (x: Int, y: Int), buttons: Bool)? = nil
+                let callStart = monotonicSeconds()
+                defer { if !ready { connectedAt += monotonicSeconds() - callStart } }
                 let got: Int = try lock.withLock {
                     phaseBefore = e.phase
                     let n = try e.receive(atLeast: 65536) { p, cap in try t.recv(into: p, capacity: cap) }
