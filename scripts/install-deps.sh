@@ -15,6 +15,8 @@ PKGS=(
   openssl python3-cryptography util-linux libpam-modules
   # QEMU's VNC server with TLS x509 credentials (no guest: paused, no display)
   qemu-system-x86
+  # --save-password: the Secret Service through secret-tool, tested against gnome-keyring on a private bus
+  dbus gnome-keyring libsecret-tools
   # harness in ../shared/tools
   python3 procps
 )

@@ -53,6 +53,9 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Known-hosts file for remembered certificates and keys (default ~/.config/farcast/known_hosts).")
     var knownHosts: String?
 
+    @Flag(help: "After a successful login, save the password given or typed: in the desktop's Secret Service (GNOME Keyring, KWallet) when one runs, else in ~/.config/farcast/credentials (mode 0600, plain text like .netrc). Saved passwords are used when none is given.")
+    var savePassword = false
+
     @Flag(help: "Ask the server to disconnect other clients.")
     var exclusive = false
 
@@ -90,7 +93,25 @@ struct ConnectionOptions: ParsableArguments {
     /// A user name from a vnc://user@host URI.
     var uriUsername: String? { host.flatMap { try? ConnectionTarget.parse($0).username } ?? nil }
 
-    func settings() -> ClientSettings {
+    /// VNC_USERNAME / VNC_PASSWORD / --password-file / the URI's user name.
+    func credentialSources(prompt: Bool = TerminalPrompt.available) -> CredentialSources {
+        var fromFile: [UInt8]? = nil
+        if let f = passwordFile {
+            guard let d = FileManager.default.contents(atPath: f) else { die("cannot read password file \(f)", code: 2) }
+            guard d.count >= 8 else { die("\(f) is not a vncpasswd file (8 bytes expected; make one with 'vncpasswd -f')", code: 2) }
+            fromFile = VNCAuth.decryptPasswordFile([UInt8](d.prefix(8)))
+        }
+        var c = CredentialSources.fromEnvironment(passwordFromFile: fromFile, prompt: prompt)
+        c.username = c.username ?? uriUsername
+        return c
+    }
+
+    /// Saved credentials are looked up when none are given; saved after login with --save-password.
+    func credentialRecorder() -> CredentialRecorder {
+        CredentialRecorder(store: CredentialStores.preferred(), save: savePassword)
+    }
+
+    func settings(recorder: CredentialRecorder? = nil) -> ClientSettings {
         var s = ClientSettings()
         if let e = encodings {
             do { s.encodings = try Encoding.parseList(e) } catch { die("--encodings: \(error)", code: 2) }
@@ -111,17 +132,13 @@ struct ConnectionOptions: ParsableArguments {
             guard FileManager.default.isReadableFile(atPath: ca) else { die("cannot read --x509-ca file \(ca)", code: 2) }
             s.x509CAFile = ca
         }
-        var fromFile: [UInt8]? = nil
-        if let f = passwordFile {
-            guard let d = FileManager.default.contents(atPath: f) else { die("cannot read password file \(f)", code: 2) }
-            guard d.count >= 8 else { die("\(f) is not a vncpasswd file (8 bytes expected; make one with 'vncpasswd -f')", code: 2) }
-            fromFile = VNCAuth.decryptPasswordFile([UInt8](d.prefix(8)))
-        }
-        // VNC_USERNAME / VNC_PASSWORD / the file, then a terminal prompt for what is missing.
-        let creds = CredentialSources.fromEnvironment(passwordFromFile: fromFile)
-        s.password = creds.password
-        s.username = creds.username ?? uriUsername
-        s.credentialProvider = creds.provider
+        // VNC_USERNAME / VNC_PASSWORD / the file, saved credentials, then a terminal prompt for what is missing.
+        let creds = credentialSources()
+        let rec = recorder ?? credentialRecorder()
+        // All through the provider, so that what the user gave can be saved after login.
+        s.password = nil
+        s.username = creds.username
+        s.credentialProvider = rec.provider(given: creds, ask: creds.provider)
         let trustNew = trustNewCertificate, canAsk = TerminalPrompt.available
         let ask: @Sendable (ServerIdentity) -> Bool = { id in trustNew || (canAsk && TerminalPrompt.askTrust(id)) }
         s.trustEvaluator = KnownHosts(path: knownHosts ?? KnownHosts.defaultPath).evaluator(ask: ask)
@@ -147,7 +164,8 @@ struct SnapshotCommand: ParsableCommand {
 
     func run() throws {
         var o = SnapshotOptions()
-        o.settings = conn.settings()
+        let recorder = conn.credentialRecorder()
+        o.settings = conn.settings(recorder: recorder)
         o.quietSeconds = Double(max(0, quietMs)) / 1000
         o.maxSeconds = timeout
         let verbose = conn.verbose
@@ -158,6 +176,7 @@ struct SnapshotCommand: ParsableCommand {
             log("connected to \(t.peer)")
             let r = try Snapshot.run(transport: t, options: o, log: log)
             try PNGWriter.write(r.framebuffer, to: output)
+            if let saved = recorder.commit() { FileHandle.standardError.write(Data("viewer: \(saved)\n".utf8)) }
             if verbose { FileHandle.standardError.write(Data("viewer: wrote \(output) (\(r.framebuffer.width)x\(r.framebuffer.height), \(r.updates) updates)\n".utf8)) }
         } catch {
             die("\(error)")
@@ -240,11 +259,12 @@ struct ViewCommand: ParsableCommand {
     }
 
     func run() throws {
-        var settings = conn.settings()
+        let recorder = conn.credentialRecorder()
+        var settings = conn.settings(recorder: recorder)
         // Missing credentials and unknown certificates/keys are asked in the window, not on the terminal.
         let prompter = WindowPrompter()
-        let known = CredentialSources(username: settings.username, password: settings.password, prompt: false)
-        settings.credentialProvider = known.provider { req, user in prompter.credentials(req, username: user) }
+        let known = conn.credentialSources(prompt: false)
+        settings.credentialProvider = recorder.provider(given: known, ask: known.provider { req, user in prompter.credentials(req, username: user) })
         let trustNew = conn.trustNewCertificate
         settings.trustEvaluator = KnownHosts(path: conn.knownHosts ?? KnownHosts.defaultPath)
             .evaluator { id in trustNew || prompter.trust(id) }
@@ -256,6 +276,20 @@ struct ViewCommand: ParsableCommand {
         if onEnd == .reconnect && policy.mode == .never { policy.mode = .always }
         let session = Session(plan: conn.plan(), settings: settings, reconnect: policy)
         if conn.verbose { session.log = { FileHandle.standardError.write(Data("viewer: \($0)\n".utf8)) } }
+        if conn.savePassword {
+            // Saved once the first login succeeded (the session reaches .ready after SecurityResult OK).
+            Thread.detachNewThread {
+                while true {
+                    switch session.state {
+                    case .ready:
+                        if let saved = recorder.commit() { FileHandle.standardError.write(Data("viewer: \(saved)\n".utf8)) }
+                        return
+                    case .failed, .closed: return
+                    default: Thread.sleep(forTimeInterval: 0.2)
+                    }
+                }
+            }
+        }
         let w = ViewerWindow(session: session, fullscreen: fullscreen, viewOnly: viewOnly,
                              scaling: ScalingMode(parsing: scale) ?? .fit)
         w.onDisconnect = onEnd

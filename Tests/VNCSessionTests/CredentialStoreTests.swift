@@ -1,0 +1,173 @@
+import Foundation
+import XCTest
+import RFB
+@testable import VNCSession
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Saved credentials: the 0600 file and the Secret Service (a real gnome-keyring-daemon on a
+/// private D-Bus session bus, so the user's own keyring is never touched).
+final class CredentialStoreTests: XCTestCase {
+    func tempDir() -> String {
+        let d = NSTemporaryDirectory() + "farcast-store-\(getpid())-\(UUID().uuidString.prefix(6))"
+        try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: d) }
+        return d
+    }
+
+    func mode(_ path: String) -> mode_t {
+        var st = stat()
+        XCTAssertEqual(stat(path, &st), 0)
+        return st.st_mode & 0o777
+    }
+
+    func testFileRoundTripPermissionsAndReplace() throws {
+        let dir = tempDir() + "/cfg/farcast"
+        let path = dir + "/credentials"
+        let s = FileCredentialStore(path: path)
+        XCTAssertNil(s.lookup(server: "h:5901", username: "bob"))
+        try s.save(server: "h:5901", credentials: Credentials(username: "bob", password: Array("pa ss\nword".utf8)))
+        try s.save(server: "h:5901", credentials: Credentials(username: "", password: Array("vncpw".utf8)))
+        try s.save(server: "h:5902", credentials: Credentials(username: "bob", password: [0xff, 0x00, 0x41]))
+        XCTAssertEqual(mode(path), 0o600)
+        XCTAssertEqual(mode(dir), 0o700)
+        XCTAssertEqual(s.lookup(server: "h:5901", username: "bob")?.password, Array("pa ss\nword".utf8))
+        XCTAssertEqual(s.lookup(server: "h:5901", username: "")?.password, Array("vncpw".utf8))
+        XCTAssertEqual(s.lookup(server: "h:5902", username: "bob")?.password, [0xff, 0x00, 0x41])
+        XCTAssertNil(s.lookup(server: "h:5901", username: "alice"))
+        XCTAssertNil(s.lookup(server: "h:5903", username: nil))
+        // user name not known: the entry saved for that server
+        XCTAssertEqual(s.lookup(server: "h:5902", username: nil)?.username, "bob")
+        // a second save replaces
+        try s.save(server: "h:5901", credentials: Credentials(username: "bob", password: Array("new".utf8)))
+        XCTAssertEqual(s.lookup(server: "h:5901", username: "bob")?.password, Array("new".utf8))
+        XCTAssertEqual(mode(path), 0o600)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        XCTAssertEqual(text.split(separator: "\n").filter { $0.hasPrefix("h:5901 ") }.count, 2)
+        XCTAssertTrue(text.contains("Plain text protected only by this file's permissions"))
+        XCTAssertFalse(text.contains("pa ss"))
+        // no temporary file left behind
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), ["credentials"])
+    }
+
+    func testFileCreatedPrivateUnderPermissiveUmask() throws {
+        let old = umask(0)
+        defer { umask(old) }
+        let path = tempDir() + "/x/credentials"
+        try FileCredentialStore(path: path).save(server: "h:1", credentials: Credentials(password: Array("p".utf8)))
+        XCTAssertEqual(mode(path), 0o600)
+    }
+
+    func testRecorderSavesOnlyWhenAskedAndAfterCommit() throws {
+        let path = tempDir() + "/credentials"
+        let store = FileCredentialStore(path: path)
+        let req = CredentialRequest(method: "Plain", needsUsername: true, server: "h:5900")
+        // not asked: nothing saved
+        let r0 = CredentialRecorder(store: store, save: false)
+        let given = CredentialSources(username: "bob", password: Array("pw".utf8), prompt: false)
+        XCTAssertEqual(r0.provider(given: given, ask: { _ in nil })(req)?.password, Array("pw".utf8))
+        XCTAssertNil(r0.commit())
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+        // asked: saved at commit, not before
+        let r1 = CredentialRecorder(store: store, save: true)
+        _ = r1.provider(given: given, ask: { _ in nil })(req)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+        let line = r1.commit()
+        XCTAssertEqual(line, "saved the password for bob@h:5900 in \(path)")
+        XCTAssertFalse(line?.contains("pw") ?? true)
+        // next time with nothing given: from the store, before any prompt
+        let r2 = CredentialRecorder(store: store, save: false)
+        let c = r2.provider(given: CredentialSources(username: nil, password: nil, prompt: false),
+                            ask: { _ in XCTFail("asked although saved"); return nil })(req)
+        XCTAssertEqual(c?.username, "bob")
+        XCTAssertEqual(c?.password, Array("pw".utf8))
+        // typed at the prompt: noted and saved
+        let r3 = CredentialRecorder(store: store, save: true)
+        let vnc = CredentialRequest(method: "VncAuth", needsUsername: false, server: "h:5901")
+        _ = r3.provider(given: CredentialSources(username: nil, password: nil, prompt: false),
+                        ask: { _ in Credentials(password: Array("typed".utf8)) })(vnc)
+        XCTAssertNotNil(r3.commit())
+        XCTAssertEqual(store.lookup(server: "h:5901", username: "")?.password, Array("typed".utf8))
+    }
+
+    // MARK: Secret Service
+
+    /// A private session bus with gnome-keyring-daemon's secrets component, unlocked, its data
+    /// under a temporary HOME. Sets DBUS_SESSION_BUS_ADDRESS for this process until teardown.
+    func privateKeyring() throws -> [String: String] {
+        for t in ["dbus-daemon", "gnome-keyring-daemon", "secret-tool", "dbus-send"] where SecretServiceCredentialStore.which(t) == nil {
+            throw XCTSkip("\(t) is missing (scripts/install-deps.sh installs dbus, gnome-keyring, libsecret-tools)")
+        }
+        let home = tempDir()
+        var env = ProcessInfo.processInfo.environment
+        env["HOME"] = home
+        env["XDG_DATA_HOME"] = home + "/data"
+        env["XDG_CONFIG_HOME"] = home + "/config"
+        env["XDG_RUNTIME_DIR"] = home + "/run"
+        try FileManager.default.createDirectory(atPath: home + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let bus = Process()
+        bus.executableURL = URL(fileURLWithPath: SecretServiceCredentialStore.which("dbus-daemon") ?? "")
+        bus.arguments = ["--session", "--nofork", "--print-address=1", "--address=unix:path=\(home)/run/bus"]
+        bus.environment = env
+        let out = Pipe()
+        bus.standardOutput = out
+        bus.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try bus.run()
+        addTeardownBlock { bus.terminate(); bus.waitUntilExit() }
+        // the first line is the address
+        var addr = [UInt8]()
+        while let b = try out.fileHandleForReading.read(upToCount: 1), let c = b.first, c != 10 { addr.append(c) }
+        let address = String(decoding: addr, as: UTF8.self)
+        XCTAssertTrue(address.hasPrefix("unix:"), address)
+        env["DBUS_SESSION_BUS_ADDRESS"] = address
+        let gk = Process()
+        gk.executableURL = URL(fileURLWithPath: SecretServiceCredentialStore.which("gnome-keyring-daemon") ?? "")
+        gk.arguments = ["--foreground", "--unlock", "--components=secrets", "--control-directory=\(home)/run/keyring"]
+        gk.environment = env
+        let inp = Pipe()
+        gk.standardInput = inp
+        gk.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        gk.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try gk.run()
+        addTeardownBlock { gk.terminate(); gk.waitUntilExit() }
+        try inp.fileHandleForWriting.write(contentsOf: Data("keyring-test".utf8))
+        try inp.fileHandleForWriting.close()
+        let old = getenv("DBUS_SESSION_BUS_ADDRESS").map { String(cString: $0) }
+        setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)
+        addTeardownBlock { if let old { setenv("DBUS_SESSION_BUS_ADDRESS", old, 1) } else { unsetenv("DBUS_SESSION_BUS_ADDRESS") } }
+        // wait until our daemon owns the name (not an activated one)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let r = SecretServiceCredentialStore.run("dbus-send", ["--session", "--print-reply", "--dest=org.freedesktop.DBus",
+                                                                      "/org/freedesktop/DBus", "org.freedesktop.DBus.ListNames"]),
+               String(decoding: r.out, as: UTF8.self).contains("\"org.freedesktop.secrets\"") { return env }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        throw XCTSkip("gnome-keyring-daemon did not take org.freedesktop.secrets on the private bus")
+    }
+
+    func testSecretServiceRoundTrip() throws {
+        _ = try privateKeyring()
+        XCTAssertTrue(SecretServiceCredentialStore.available)
+        XCTAssertTrue(CredentialStores.preferred(filePath: "/nonexistent/credentials") is SecretServiceCredentialStore)
+        let s = SecretServiceCredentialStore()
+        XCTAssertNil(s.lookup(server: "h:5901", username: "bob"))
+        try s.save(server: "h:5901", credentials: Credentials(username: "bob", password: Array("s3 cr€t".utf8)))
+        try s.save(server: "h:5901", credentials: Credentials(username: "", password: Array("vncpw".utf8)))
+        XCTAssertEqual(s.lookup(server: "h:5901", username: "bob")?.password, Array("s3 cr€t".utf8))
+        XCTAssertEqual(s.lookup(server: "h:5901", username: "")?.password, Array("vncpw".utf8))
+        XCTAssertNil(s.lookup(server: "h:5901", username: "alice"))
+        XCTAssertNil(s.lookup(server: "h:5902", username: nil))
+        try s.save(server: "h:5901", credentials: Credentials(username: "bob", password: Array("new".utf8)))
+        XCTAssertEqual(s.lookup(server: "h:5901", username: "bob")?.password, Array("new".utf8))
+    }
+
+    func testNoSessionBusMeansFile() {
+        let old = getenv("DBUS_SESSION_BUS_ADDRESS").map { String(cString: $0) }
+        unsetenv("DBUS_SESSION_BUS_ADDRESS")
+        defer { if let old { setenv("DBUS_SESSION_BUS_ADDRESS", old, 1) } }
+        XCTAssertFalse(SecretServiceCredentialStore.available)
+        XCTAssertTrue(CredentialStores.preferred(filePath: "/tmp/x") is FileCredentialStore)
+    }
+}
