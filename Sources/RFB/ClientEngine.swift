@@ -495,7 +495,7 @@ public final class ClientEngine: SecurityContext {
         }
         switch id.kind {
         case .x509:
-            throw ProtocolError("the certificate of \(id.server) did not verify (\(id.verifyError ?? "unknown reason")); SHA-256 fingerprint \(id.displayFingerprint). Give its CA with --x509-ca FILE, or accept it once with --trust-new-certificate")
+            throw ProtocolError("the certificate of \(id.server) did not verify (\(id.verifyError ?? "unknown reason")); SHA-256 fingerprint \(id.displayFingerprint). \(id.remedy)")
         case .rsa:
             throw ProtocolError("the RSA-AES key of \(id.server) is not known; fingerprint \(id.displayFingerprint). Accept it once with --trust-new-certificate")
         }

@@ -145,6 +145,22 @@ public struct ServerIdentity: Sendable, Equatable {
         self.kind = kind; self.server = server; self.fingerprint = fingerprint
         self.displayFingerprint = displayFingerprint; self.verifyError = verifyError; self.subject = subject
     }
+
+    /// What the user can do about it, by the reason it did not verify (OpenSSL's verify error).
+    public var remedy: String {
+        guard kind == .x509 else { return "Accept it once with --trust-new-certificate" }
+        let e = (verifyError ?? "").lowercased()
+        if e.contains("expired") {
+            return "The certificate has expired: renew it on the server (--trust-new-certificate would accept and remember this expired one)"
+        }
+        if e.contains("not yet valid") {
+            return "The certificate is not valid yet: check the clocks of this machine and the server"
+        }
+        if e.contains("hostname mismatch") {
+            return "Connect by a name the certificate holds, or accept it once with --trust-new-certificate"
+        }
+        return "Give its CA with --x509-ca FILE, or accept it once with --trust-new-certificate"
+    }
 }
 
 public enum TrustDecision: Sendable, Equatable {

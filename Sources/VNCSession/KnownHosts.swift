@@ -75,7 +75,7 @@ public final class KnownHosts: Sendable {
                     """)
             case .unknown:
                 guard ask(id) else {
-                    return .reject("the \(what) of \(id.server) is not trusted (\(id.verifyError ?? "no authority vouches for it")); fingerprint \(id.displayFingerprint). Give its CA with --x509-ca FILE, or accept it once with --trust-new-certificate")
+                    return .reject("the \(what) of \(id.server) is not trusted (\(id.verifyError ?? "no authority vouches for it")); fingerprint \(id.displayFingerprint). \(id.remedy)")
                 }
                 do { try remember(id) } catch { return .reject("cannot remember the \(what) in \(path): \(error)") }
                 return .accept
