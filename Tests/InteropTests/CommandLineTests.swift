@@ -3,16 +3,6 @@ import XCTest
 
 /// The `viewer` executable as users script it: exit codes, one-line reasons, files written.
 final class CommandLineTests: XCTestCase {
-    /// The viewer built next to this test bundle.
-    var viewerPath: String {
-        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for d in [dir, dir.deletingLastPathComponent()] {
-            let p = d.appendingPathComponent("viewer").path
-            if FileManager.default.isExecutableFile(atPath: p) { return p }
-        }
-        return InteropTools.repoRoot.appendingPathComponent(".build/debug/viewer").path
-    }
-
     struct Result { var status: Int32; var stdout: String; var stderr: String }
 
     func viewer(_ args: [String], env: [String: String] = [:]) throws -> Result {

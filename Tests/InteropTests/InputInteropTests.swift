@@ -7,14 +7,6 @@ import Glibc
 /// The real `viewer` in a real window under Xvfb, driven like a person would (xdotool on the
 /// local display, German layout), against a real Xvnc where `xev` logs what arrived.
 final class InputInteropTests: XCTestCase {
-    var viewerPath: String {
-        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for d in [dir, dir.deletingLastPathComponent()] {
-            let p = d.appendingPathComponent("viewer").path
-            if FileManager.default.isExecutableFile(atPath: p) { return p }
-        }
-        return InteropTools.repoRoot.appendingPathComponent(".build/debug/viewer").path
-    }
 
     func testTypingAndClickingThroughTheViewerWindow() throws {
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-input-\(UUID().uuidString.prefix(8))")

@@ -10,14 +10,6 @@ import Glibc
 /// private XDG_CONFIG_HOME; the Secret Service path is tested against a real gnome-keyring-daemon
 /// in VNCSessionTests.CredentialStoreTests.
 final class SecurityCredentialStoreTests: XCTestCase {
-    var viewerPath: String {
-        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for d in [dir, dir.deletingLastPathComponent()] {
-            let p = d.appendingPathComponent("viewer").path
-            if FileManager.default.isExecutableFile(atPath: p) { return p }
-        }
-        return InteropTools.repoRoot.appendingPathComponent(".build/debug/viewer").path
-    }
 
     func viewer(_ args: [String], env: [String: String]) throws -> (status: Int32, stderr: String) {
         let p = Process()

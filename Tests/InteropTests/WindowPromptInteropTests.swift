@@ -7,14 +7,6 @@ import Glibc
 /// The real `viewer` in a window under Xvfb against a real Xvnc with VNC authentication and no
 /// password given: the password is typed (xdotool) into the window's prompt.
 final class WindowPromptInteropTests: XCTestCase {
-    var viewerPath: String {
-        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for d in [dir, dir.deletingLastPathComponent()] {
-            let p = d.appendingPathComponent("viewer").path
-            if FileManager.default.isExecutableFile(atPath: p) { return p }
-        }
-        return InteropTools.repoRoot.appendingPathComponent(".build/debug/viewer").path
-    }
 
     struct Setup {
         let dir: URL
