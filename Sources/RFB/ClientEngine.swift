@@ -13,6 +13,8 @@ public struct ClientSettings: Sendable {
     /// Pseudo-encodings we handle.
     public var wantCursor = true
     public var wantDesktopSize = true
+    /// ExtendedDesktopSize: the server's screen layout, and SetDesktopSize once it has sent one.
+    public var wantExtendedDesktopSize = true
     public var wantLastRect = true
     public var wantDesktopName = true
     /// QEMU Extended Key Event: raw key codes for servers (VMs) that take them.
@@ -62,6 +64,7 @@ public struct ClientSettings: Sendable {
         var l = encodings
         if wantCursor { l.append(Encoding.cursor) }
         if wantDesktopSize { l.append(Encoding.desktopSize) }
+        if wantExtendedDesktopSize { l.append(Encoding.extendedDesktopSize) }
         if wantLastRect { l.append(Encoding.lastRect) }
         if wantDesktopName { l.append(Encoding.desktopName) }
         if wantQEMUKeyEvents { l.append(Encoding.qemuExtendedKeyEvent) }
@@ -103,6 +106,10 @@ public enum EngineEvent: Equatable, Sendable {
     /// A FramebufferUpdate is complete: the framebuffer is coherent.
     case updateEnded(rects: Int)
     case resized(width: Int, height: Int)
+    /// ExtendedDesktopSize: the server's screens (after `.resized` when the size changed too).
+    case screenLayout(ScreenLayout, reason: DesktopSizeReason)
+    /// The server's answer to our SetDesktopSize; `message` is a sentence for the user.
+    case desktopSizeRequestResult(status: DesktopSizeStatus, message: String)
     case bell
     /// ServerCutText, converted from ISO 8859-1.
     case cutText(String)
@@ -142,6 +149,10 @@ public final class ClientEngine: SecurityContext {
     public private(set) var qemuKeyEvents = false
     /// Set when the server acknowledged ExtendedMouseButtons.
     public private(set) var extendedMouseButtons = false
+    /// Set once the server sent an ExtendedDesktopSize rectangle: it takes SetDesktopSize.
+    public private(set) var supportsSetDesktopSize = false
+    /// The server's screens, from its last ExtendedDesktopSize; nil until it sends one.
+    public private(set) var screenLayout: ScreenLayout?
 
     /// Plaintext RFB bytes for the server; encrypted by `channel` when one runs.
     private var output: [UInt8] = []
@@ -575,18 +586,7 @@ public final class ClientEngine: SecurityContext {
             events.append(.resized(width: rect.w, height: rect.h))
             finishRect()
         case Encoding.extendedDesktopSize:
-            // Layout parsing belongs to the monitor support; here: consume it and take the size.
-            try r.require(4)
-            let n = Int(r.base[r.pos])
-            try r.require(4 + 16 * n)
-            r.pos += 4 + 16 * n
-            if rect.x == 0 || rect.y == 0 {  // y is the status of a reply; non-zero means the request failed
-                try checkSize(rect.w, rect.h, what: "ExtendedDesktopSize")
-                if rect.w != fb.width || rect.h != fb.height {
-                    fb.resize(width: rect.w, height: rect.h)
-                    events.append(.resized(width: rect.w, height: rect.h))
-                }
-            }
+            try parseExtendedDesktopSize(rect, fb, &r)
             finishRect()
         case Encoding.desktopName:
             let len = Int(try r.u32())
@@ -621,6 +621,51 @@ public final class ClientEngine: SecurityContext {
                 throw ProtocolError("\(Encoding.name(enc)) rectangle \(rect) extends past the \(fb.width)x\(fb.height) framebuffer")
             }
             state = .rect(rect, enc, resume: false)
+        }
+    }
+
+    /// ExtendedDesktopSize: x is the reason, y the status of a reply to us, w/h the framebuffer;
+    /// then a screen count (u8), 3 padding bytes and 16 bytes per screen. All bytes are
+    /// required before any state changes, so a drip-fed rect parses the same.
+    private func parseExtendedDesktopSize(_ rect: Rect, _ fb: Framebuffer, _ r: inout ByteReader) throws {
+        guard let reason = DesktopSizeReason(rawValue: rect.x) else {
+            throw ProtocolError("ExtendedDesktopSize gives reason \(rect.x); the protocol defines 0 (server), 1 (this client) and 2 (another client)")
+        }
+        try r.require(4)
+        let n = Int(r.base[r.pos])
+        guard n <= Limits.maxScreens else {
+            throw ProtocolError("ExtendedDesktopSize lists \(n) screens, over the limit of \(Limits.maxScreens)")
+        }
+        try r.require(4 + 16 * n)
+        r.pos += 4
+        var screens: [Screen] = []
+        screens.reserveCapacity(n)
+        for _ in 0..<n {
+            let id = try r.u32()
+            let x = Int(try r.u16()), y = Int(try r.u16()), w = Int(try r.u16()), h = Int(try r.u16())
+            let flags = try r.u32()
+            screens.append(Screen(id: id, x: x, y: y, width: w, height: h, flags: flags))
+        }
+        supportsSetDesktopSize = true
+        let status = reason == .thisClient ? DesktopSizeStatus(code: rect.y) : .ok
+        if !status.isSuccess {
+            // A refused request: the rest describes nothing new and is ignored.
+            events.append(.desktopSizeRequestResult(status: status, message: status.message))
+            return
+        }
+        try checkSize(rect.w, rect.h, what: "ExtendedDesktopSize")
+        let layout = ScreenLayout(width: rect.w, height: rect.h, screens: screens)
+        if let problem = layout.problem() {
+            throw ProtocolError("ExtendedDesktopSize layout \(problem)")
+        }
+        if rect.w != fb.width || rect.h != fb.height {
+            fb.resize(width: rect.w, height: rect.h)
+            events.append(.resized(width: rect.w, height: rect.h))
+        }
+        screenLayout = layout
+        events.append(.screenLayout(layout, reason: reason))
+        if reason == .thisClient {
+            events.append(.desktopSizeRequestResult(status: status, message: status.message))
         }
     }
 
@@ -685,6 +730,26 @@ public final class ClientEngine: SecurityContext {
         } else {
             output += ClientMessage.keyEvent(keysym: keysym, down: down)
         }
+    }
+
+    /// SetDesktopSize: asks the server for a `width`x`height` framebuffer with these screens
+    /// (default: one screen covering it, keeping the current first screen's id). The answer
+    /// arrives as `.desktopSizeRequestResult`. Throws, sending nothing, when the server has not
+    /// shown support (no ExtendedDesktopSize yet) or the layout is invalid.
+    public func requestDesktopSize(width: Int, height: Int, screens: [Screen]? = nil) throws {
+        guard phase == .normal, supportsSetDesktopSize else {
+            throw DesktopSizeRequestError("the server does not support changing its desktop size (it has sent no ExtendedDesktopSize)")
+        }
+        guard width > 0, height > 0, width <= min(Limits.maxFramebufferDimension, 65535),
+              height <= min(Limits.maxFramebufferDimension, 65535), width * height <= Limits.maxFramebufferPixels else {
+            throw DesktopSizeRequestError("cannot request a \(width)x\(height) desktop: sizes go from 1 to \(Limits.maxFramebufferDimension) and up to \(Limits.maxFramebufferPixels / (1024 * 1024)) Mpixel")
+        }
+        let list = screens ?? [Screen(id: screenLayout?.screens.first?.id ?? 0, x: 0, y: 0, width: width, height: height,
+                                      flags: screenLayout?.screens.first?.flags ?? 0)]
+        if let problem = ScreenLayout(width: width, height: height, screens: list).problem() {
+            throw DesktopSizeRequestError("the requested layout \(problem)")
+        }
+        output += ClientMessage.setDesktopSize(width: width, height: height, screens: list)
     }
 
     /// Classic cut text: characters Latin-1 cannot carry are left out; returns how many were.

@@ -38,6 +38,16 @@ public enum ClientMessage {
         [6, 0, 0, 0] + u32(bytes.count) + bytes
     }
 
+    /// SetDesktopSize (251): the framebuffer size and screen layout we ask the server for.
+    /// The caller checks the layout (at most 255 screens fit the count byte).
+    public static func setDesktopSize(width: Int, height: Int, screens: [Screen]) -> [UInt8] {
+        var b: [UInt8] = [251, 0] + u16(width) + u16(height) + [UInt8(clamping: screens.count), 0]
+        for s in screens.prefix(255) {
+            b += u32(Int(s.id)) + u16(s.x) + u16(s.y) + u16(s.width) + u16(s.height) + u32(Int(s.flags))
+        }
+        return b
+    }
+
     static func u16(_ v: Int) -> [UInt8] { let c = UInt16(clamping: max(0, v)); return [UInt8(c >> 8), UInt8(c & 0xff)] }
     static func u32(_ v: Int) -> [UInt8] { let c = UInt32(clamping: max(0, v)); return [UInt8(c >> 24), UInt8(c >> 16 & 0xff), UInt8(c >> 8 & 0xff), UInt8(c & 0xff)] }
 }
