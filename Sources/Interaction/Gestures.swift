@@ -101,7 +101,7 @@ public enum GestureConstants {
 /// trackpad click) with the current time, and sends the pointer events in order. Main thread only.
 public struct GestureRecognizer: Sendable {
     public typealias K = GestureConstants
-    public var mode: TouchInputMode { didSet { if mode != oldValue { reset() } } }
+    public private(set) var mode: TouchInputMode
     /// Trackpad mode's cursor (framebuffer pixels); the front end draws it.
     public var cursor = SoftCursor()
     /// The button mask this recogniser has sent last (a drag in progress holds button 1).
@@ -168,6 +168,15 @@ public struct GestureRecognizer: Sendable {
         }
         fingers.removeAll(); order.removeAll(); kind = .undecided; maxFingers = 0
         lastTap = nil; pendingClick = nil; secondTap = false; momentum = nil
+        return out
+    }
+
+    /// Switches mode (at run time, from the menu): whatever was under way ends, a held button is
+    /// released (the returned event).
+    public mutating func setMode(_ m: TouchInputMode) -> [GestureAction] {
+        guard m != mode else { return [] }
+        let out = reset()
+        mode = m
         return out
     }
 
@@ -511,3 +520,27 @@ public struct GestureRecognizer: Sendable {
 
 func dist(_ a: ViewPoint, _ b: ViewPoint) -> Double { hypot2(a.x - b.x, a.y - b.y) }
 func hypot2(_ x: Double, _ y: Double) -> Double { (x * x + y * y).squareRoot() }
+
+/// Touch mode on its own (the pointer goes where the finger is); a `GestureRecognizer` fixed to
+/// `.touch`, for callers that never switch.
+public struct TouchModeRecognizer: Sendable {
+    public var base = GestureRecognizer(mode: .touch)
+    public init() {}
+    public var buttons: UInt16 { base.buttons }
+    public var needsPolling: Bool { base.needsPolling }
+    public mutating func handle(_ e: TouchEvent, viewport v: inout Viewport) -> [GestureAction] { base.handle(e, viewport: &v) }
+    public mutating func poll(now: Double, viewport v: inout Viewport) -> [GestureAction] { base.poll(now: now, viewport: &v) }
+    @discardableResult public mutating func reset() -> [GestureAction] { base.reset() }
+}
+
+/// Trackpad mode on its own (a relative soft cursor); a `GestureRecognizer` fixed to `.trackpad`.
+public struct TrackpadModeRecognizer: Sendable {
+    public var base = GestureRecognizer(mode: .trackpad)
+    public init() {}
+    public var cursor: SoftCursor { get { base.cursor } set { base.cursor = newValue } }
+    public var buttons: UInt16 { base.buttons }
+    public var needsPolling: Bool { base.needsPolling }
+    public mutating func handle(_ e: TouchEvent, viewport v: inout Viewport) -> [GestureAction] { base.handle(e, viewport: &v) }
+    public mutating func poll(now: Double, viewport v: inout Viewport) -> [GestureAction] { base.poll(now: now, viewport: &v) }
+    @discardableResult public mutating func reset() -> [GestureAction] { base.reset() }
+}
