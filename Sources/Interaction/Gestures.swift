@@ -96,7 +96,7 @@ public enum GestureConstants {
     public static let accelMaxGain = 3.0
 }
 
-/// Recognises gestures for either mode (switchable at run time through `mode`). The front end
+/// Recognises gestures for either mode (switchable at run time with `setMode`). The front end
 /// feeds every finger event to `handle`, calls `poll` while `needsPolling` (momentum, a pending
 /// trackpad click) with the current time, and sends the pointer events in order. Main thread only.
 public struct GestureRecognizer: Sendable {
@@ -123,6 +123,8 @@ public struct GestureRecognizer: Sendable {
         /// Nothing more from this sequence (left-over fingers, a swipe with three fingers).
         case ignored
     }
+
+    var isUndecided: Bool { if case .undecided = kind { return true } else { return false } }
 
     var fingers: [Int64: Finger] = [:]
     /// Fingers in order of arrival (the first one's position is where touch-mode clicks go).
@@ -230,8 +232,7 @@ public struct GestureRecognizer: Sendable {
                 secondTap = pendingClick != nil
             }
             kind = .undecided; seqStart = e.time; maxFingers = 0; order.removeAll(); firstStart = e.point
-        } else if case .undecided = kind {
-        } else {
+        } else if !isUndecided {
             return  // a finger added to a gesture already under way does not change it
         }
         if secondTap && !fingers.isEmpty {
@@ -259,7 +260,7 @@ public struct GestureRecognizer: Sendable {
         lastMoveTime = e.time
         switch kind {
         case .undecided:
-            decide(e, prev: prev, &v, &out)
+            decide(e, &v, &out)
         case .hover, .cursor, .drag:
             guard e.finger == order.first else { return }
             if mode == .touch {
@@ -282,8 +283,9 @@ public struct GestureRecognizer: Sendable {
     }
 
     /// The first movement past the slop decides what an undecided sequence is.
-    mutating func decide(_ e: TouchEvent, prev: ViewPoint, _ v: inout Viewport, _ out: inout [GestureAction]) {
+    mutating func decide(_ e: TouchEvent, _ v: inout Viewport, _ out: inout [GestureAction]) {
         guard let f = fingers[e.finger], dist(f.start, f.last) > K.tapSlop || fingers.count == 2 else { return }
+        lastTap = nil  // something else came between: the next tap is a first tap
         if maxFingers >= 3 || fingers.count != maxFingers {
             // a three-finger swipe, or a finger left over from a multi-finger tap: nothing
             if dist(f.start, f.last) > K.tapSlop { kind = .ignored }
@@ -371,12 +373,14 @@ public struct GestureRecognizer: Sendable {
     /// nothing but a pointer move.
     mutating func endUndecided(_ e: TouchEvent, _ f: Finger, _ v: inout Viewport, _ out: inout [GestureAction]) {
         let quick = e.time - seqStart <= K.tapMaxDuration
+        let previousTap = lastTap
+        lastTap = nil  // only a tap right after a tap makes a double click
         defer { kind = .undecided; secondTap = false }
         switch (maxFingers, mode) {
         case (1, .touch):
             var p = pixel(firstStart, v)
-            guard quick else { out.append(.pointer(x: p.x, y: p.y, buttons: buttons)); lastTap = nil; return }
-            if let t = lastTap, seqStart - t.time <= K.doubleTapInterval, dist(t.at, firstStart) <= K.doubleTapSlop {
+            guard quick else { out.append(.pointer(x: p.x, y: p.y, buttons: buttons)); return }
+            if let t = previousTap, seqStart - t.time <= K.doubleTapInterval, dist(t.at, firstStart) <= K.doubleTapSlop {
                 p = t.pixel  // the second click lands on the first one's pixel, or it is no double click
             }
             click(at: p, mask: 1, moveFirst: true, &out)
@@ -518,8 +522,8 @@ public struct GestureRecognizer: Sendable {
     }
 }
 
-func dist(_ a: ViewPoint, _ b: ViewPoint) -> Double { hypot2(a.x - b.x, a.y - b.y) }
-func hypot2(_ x: Double, _ y: Double) -> Double { (x * x + y * y).squareRoot() }
+private func dist(_ a: ViewPoint, _ b: ViewPoint) -> Double { hypot2(a.x - b.x, a.y - b.y) }
+private func hypot2(_ x: Double, _ y: Double) -> Double { (x * x + y * y).squareRoot() }
 
 /// Touch mode on its own (the pointer goes where the finger is); a `GestureRecognizer` fixed to
 /// `.touch`, for callers that never switch.

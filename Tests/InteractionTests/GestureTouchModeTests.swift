@@ -42,6 +42,14 @@ final class GestureTouchModeTests: XCTestCase {
         XCTAssertEqual(d.up(3, 200, 55, 0.65), [P(400, 110, 0), P(400, 110, 1), P(400, 110, 0)])
     }
 
+    func testATapAfterASwipeIsNoDoubleClick() {
+        var d = GestureDriver(.touch)
+        d.down(1, 100, 50, 0); d.up(1, 100, 50, 0.05)
+        d.down(2, 100, 50, 0.1); d.move(2, 100, 70, 0.12); d.up(2, 100, 70, 0.15)
+        d.down(3, 110, 55, 0.2)
+        XCTAssertEqual(d.up(3, 110, 55, 0.25), [P(220, 110, 0), P(220, 110, 1), P(220, 110, 0)])
+    }
+
     func testTwoFingerTapIsRightClickAtTheFirstFinger() {
         var d = GestureDriver(.touch)
         d.down(1, 100, 50, 0); d.down(2, 140, 52, 0.02)
@@ -191,6 +199,30 @@ final class GestureTouchModeTests: XCTestCase {
         // back down 10: the view pans back before any wheel up (the 2 owed to the wheel stay)
         XCTAssertEqual(d.move(1, 100, 158, 0.3) + d.move(2, 150, 158, 0.3), [.viewChanged, .viewChanged])
         XCTAssertEqual(d.v.panY, 390)
+    }
+
+    func testMomentumPansAZoomedViewToItsEdgeThenScrolls() {
+        var d = GestureDriver(.touch, scaling: .zoom(1))  // pans 0...400 vertically
+        d.down(1, 100, 300, 0); d.down(2, 150, 300, 0)
+        var t = 0.0, y = 300.0, out: [GestureAction] = []
+        for _ in 0..<8 { t += 0.01; y -= 30; out += d.move(1, 100, y, t) + d.move(2, 150, y, t) }
+        XCTAssertEqual(d.v.panY, 240)  // all of the drag went to the view
+        XCTAssertEqual(wheelPresses(out, 8 | 16 | 32 | 64), 0)
+        d.up(1, 100, y, t); d.up(2, 150, y, t)
+        let coast = d.coast(from: t).out
+        XCTAssertEqual(coast.first, .viewChanged)
+        XCTAssertEqual(d.v.panY, 400)
+        // about 1120 points of coasting: 160 to the edge, the rest as wheel steps down
+        XCTAssertEqual(wheelPresses(coast, 16), 47)
+    }
+
+    func testTapWithHiDPIAndZoom() {
+        // 2x display: 500x400 points, 1000x800 pixels; at 1:1 a point is two framebuffer pixels
+        var d = GestureDriver(.touch, scaling: .zoom(1))
+        d.v.resize(framebuffer: 2000, 1600, window: 500, 400, output: 1000, 800)
+        d.v.setPan(x: 300, y: 100)
+        d.down(1, 10.2, 20.7, 0)
+        XCTAssertEqual(d.up(1, 10.2, 20.7, 0.05), [P(320, 141, 0), P(320, 141, 1), P(320, 141, 0)])
     }
 
     func testSlowPanAccumulatesFractions() {
