@@ -338,4 +338,20 @@ public final class Session: @unchecked Sendable {
         flushFromInput(out)
         return dropped
     }
+
+    /// The server's screens from its last ExtendedDesktopSize; nil until it sent one (any thread).
+    public var screenLayout: ScreenLayout? { lock.withLock { engine.screenLayout } }
+    /// Whether the server takes SetDesktopSize (it has sent ExtendedDesktopSize).
+    public var supportsSetDesktopSize: Bool { lock.withLock { engine.supportsSetDesktopSize } }
+
+    /// SetDesktopSize (main thread): the answer arrives as `.desktopSizeRequestResult`. Throws
+    /// `DesktopSizeRequestError` without sending when not ready, unsupported or invalid.
+    public func requestDesktopSize(width: Int, height: Int, screens: [Screen]? = nil) throws {
+        let out: [UInt8] = try lock.withLock {
+            guard _state == .ready else { throw DesktopSizeRequestError("not connected") }
+            try engine.requestDesktopSize(width: width, height: height, screens: screens)
+            return engine.takeOutput()
+        }
+        flushFromInput(out)
+    }
 }

@@ -139,6 +139,30 @@ final class DesktopSizeInteropTests: XCTestCase {
         XCTAssertTrue(poll(timeout: 5) { (try? monitors(server))?.count == 1 }, "monitors: \((try? monitors(server)) ?? [])")
     }
 
+    /// Through the viewer's Session: the layout it observes and a two-screen request from it.
+    func testSessionTwoScreens() throws {
+        try InteropTools.need("xrandr")
+        let server = try startXvnc()
+        let s = Session(plan: ConnectionPlan(target: .tcp(HostSpec(host: server.host, port: server.port))),
+                        settings: ClientSettings())
+        s.start()
+        addTeardownBlock { s.stop() }
+        XCTAssertTrue(poll(timeout: 15) { s.screenLayout != nil }, "layout seen; state \(s.state)")
+        XCTAssertTrue(s.supportsSetDesktopSize)
+        XCTAssertEqual(s.screenLayout?.screens.count, 1)
+        let two = [Screen(id: 0, x: 0, y: 0, width: 640, height: 480), Screen(id: 1, x: 640, y: 0, width: 640, height: 480)]
+        try s.requestDesktopSize(width: 1280, height: 480, screens: two)
+        var events: [EngineEvent] = []
+        XCTAssertTrue(poll(timeout: 15) {
+            events += s.takeEvents()
+            return events.contains { if case .desktopSizeRequestResult = $0 { return true } else { return false } }
+        }, "a reply; events \(events)")
+        XCTAssertTrue(events.contains(.desktopSizeRequestResult(status: .ok, message: DesktopSizeStatus.ok.message)))
+        XCTAssertEqual(s.screenLayout?.screens.map(\.rect), two.map(\.rect))
+        XCTAssertEqual(s.lock.withLock { s.framebuffer?.width }, 1280)
+        XCTAssertTrue(poll(timeout: 5) { (try? monitors(server)) == two.map(\.rect) }, "monitors: \((try? monitors(server)) ?? [])")
+    }
+
     func testProhibitedRequest() throws {
         let server = try startXvnc(["-AcceptSetDesktopSize=0"])
         let c = try connect(server)
