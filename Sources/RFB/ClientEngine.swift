@@ -21,6 +21,10 @@ public struct ClientSettings: Sendable {
     public var wantQEMUKeyEvents = true
     /// ExtendedMouseButtons: back/forward (buttons 8/9) for servers that take them.
     public var wantExtendedMouseButtons = true
+    /// Extended Clipboard: UTF-8 text, used when the server offers it (classic Latin-1 otherwise).
+    public var wantExtendedClipboard = true
+    /// Clipboard text cap in UTF-8 bytes, both ways: larger texts are refused with an event, never truncated.
+    public var clipboardLimit = Limits.maxCutTextLength
     /// Security methods we accept, strongest first (vncviewer's SecurityTypes): RFB types and
     /// VeNCrypt subtypes. Only these are ever chosen, so excluding the unencrypted ones is final.
     public var securityMethods: [SecurityMethod] = SecurityMethod.defaultOrder
@@ -69,6 +73,7 @@ public struct ClientSettings: Sendable {
         if wantDesktopName { l.append(Encoding.desktopName) }
         if wantQEMUKeyEvents { l.append(Encoding.qemuExtendedKeyEvent) }
         if wantExtendedMouseButtons { l.append(Encoding.extendedMouseButtons) }
+        if wantExtendedClipboard { l.append(ExtendedClipboard.encoding) }
         if let q = jpegQuality { l.append(Encoding.jpegQuality0 + Int32(max(0, min(9, q)))) }
         if let c = compressLevel { l.append(Encoding.compressLevel0 + Int32(max(0, min(9, c)))) }
         return l
@@ -115,6 +120,10 @@ public enum EngineEvent: Equatable, Sendable {
     case cutText(String)
     /// ServerCutText above Limits.maxCutTextLength: skipped as it arrived.
     case cutTextSkipped(length: Int)
+    /// Local clipboard text over the cap (ours or the server's announced one): not sent.
+    case cutTextNotSent(length: Int, limit: Int)
+    /// The server announced the Extended Clipboard: cut text is UTF-8 from now on.
+    case extendedClipboardSupported
     case cursor(CursorImage)
     case desktopName(String)
     case colourMapChanged
@@ -171,6 +180,9 @@ public final class ClientEngine: SecurityContext {
     private var events: [EngineEvent] = []
     private let input = InputBuffer()
     private var decoders: [Int32: RectDecoder] = makeDecoders()
+    private lazy var clipboard = ExtendedClipboardState(limit: min(max(0, settings.clipboardLimit), ExtendedClipboard.maxLimit))
+    /// Set when the server announced the Extended Clipboard (UTF-8 cut text).
+    public var extendedClipboard: Bool { clipboard.active }
 
     private enum State {
         case version
@@ -557,8 +569,21 @@ public final class ClientEngine: SecurityContext {
         case 3: // ServerCutText
             try r.require(7)
             r.pos += 3
-            let len = Int(try r.u32())
-            if len > Limits.maxCutTextLength {
+            let signed = try r.s32()
+            if signed < 0 && settings.wantExtendedClipboard {
+                // Extended Clipboard: |length| bytes of flags and payload
+                let n = -Int(signed)
+                if n > ExtendedClipboard.maxMessageLength(limit: clipboard.limit) {
+                    events.append(.cutTextSkipped(length: n))
+                    state = .skipping(n)
+                    return
+                }
+                let p = try r.bytes(n)
+                try clipboard.receive(UnsafeRawBufferPointer(start: p, count: n), out: &output, events: &events)
+                return
+            }
+            let len = Int(UInt32(bitPattern: signed))
+            if len > min(Limits.maxCutTextLength, clipboard.limit) {
                 // Skip as it arrives: never buffer what a length field claims.
                 events.append(.cutTextSkipped(length: len))
                 state = .skipping(len)
@@ -752,10 +777,20 @@ public final class ClientEngine: SecurityContext {
         output += ClientMessage.setDesktopSize(width: width, height: height, screens: list)
     }
 
-    /// Classic cut text: characters Latin-1 cannot carry are left out; returns how many were.
+    /// Local clipboard text for the server: Extended Clipboard (UTF-8; Notify, then Provide on
+    /// the server's Request) when the server announced it, else classic cut text, where
+    /// characters Latin-1 cannot carry are left out; returns how many were.
     @discardableResult
     public func sendCutText(_ text: String) -> Int {
         guard phase == .normal else { return 0 }
+        if clipboard.active {
+            clipboard.localChanged(text, out: &output, events: &events)
+            return 0
+        }
+        guard text.utf8.count <= clipboard.limit else {
+            events.append(.cutTextNotSent(length: text.utf8.count, limit: clipboard.limit))
+            return 0
+        }
         var bytes: [UInt8] = []
         var dropped = 0
         for s in text.unicodeScalars { if s.value < 256 { bytes.append(UInt8(s.value)) } else { dropped += 1 } }
