@@ -9,6 +9,8 @@ PKGS=(
   # real VNC servers and X tools for the local desktop and the interop tests
   tigervnc-standalone-server tigervnc-tools x11vnc xvfb xauth x11-utils x11-xserver-utils
   x11-apps xterm xfonts-base twm xdotool imagemagick mate-backgrounds xkb-data x11-xkb-utils
+  # clipboard tests: set and read the server display's CLIPBOARD selection
+  xclip
   # connection tests: an sshd of the test's own on loopback (--via), key state on the server
   openssh-server openssh-client xinput iproute2
   # security tests: certificates (openssl), the RSA-AES reference server, a private PAM mount (unshare)

@@ -243,7 +243,8 @@ final class ExtendedClipboardState {
     /// Set once the server's caps arrived: the extension is in use.
     private(set) var active = false
     private(set) var serverActions: ExtendedClipboard.Actions = []
-    /// The server's limit for text (0 when it takes no text).
+    /// The most text the server takes unsolicited (a Provide without its Request); TigerVNC
+    /// announces 0 and asks for everything. Requested text is bounded only by our own cap.
     private(set) var serverTextLimit = 0
     /// Our current text in wire form, offered to the server; nil when the server owns the clipboard.
     private var local: [UInt8]?
@@ -269,7 +270,7 @@ final class ExtendedClipboardState {
             events.append(.extendedClipboardSupported)
         case .request(let f):
             guard f.contains(.text), let text = local else { return }
-            provide(text, out: &out, events: &events)
+            out += ExtendedClipboard.clientMessage(.provide([.init(format: .text, data: text)]))
         case .peek:
             if serverActions.contains(.notify) { out += ExtendedClipboard.clientMessage(.notify(local == nil ? [] : .text)) }
         case .notify(let f):
@@ -298,16 +299,12 @@ final class ExtendedClipboardState {
         if serverActions.contains(.notify) {
             out += ExtendedClipboard.clientMessage(.notify(.text))
         } else if serverActions.contains(.provide) {
-            provide(wire, out: &out, events: &events)
+            // unsolicited: only within the size the server announced
+            guard wire.count <= serverTextLimit else {
+                events.append(.cutTextNotSent(length: wire.count - 1, limit: max(0, serverTextLimit - 1)))
+                return
+            }
+            out += ExtendedClipboard.clientMessage(.provide([.init(format: .text, data: wire)]))
         }
-    }
-
-    private func provide(_ wire: [UInt8], out: inout [UInt8], events: inout [EngineEvent]) {
-        guard serverActions.contains(.provide) else { return }
-        guard wire.count <= serverTextLimit else {
-            events.append(.cutTextNotSent(length: wire.count - 1, limit: max(0, serverTextLimit - 1)))
-            return
-        }
-        out += ExtendedClipboard.clientMessage(.provide([.init(format: .text, data: wire)]))
     }
 }

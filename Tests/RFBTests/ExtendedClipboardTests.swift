@@ -173,6 +173,18 @@ final class ExtendedClipboardTests: XCTestCase {
         XCTAssertEqual(e.takeEvents(), [.cutTextNotSent(length: 200, limit: 99)])
     }
 
+    func testRequestedTextNotBoundByUnsolicitedSize() throws {
+        // TigerVNC announces 0 for text: nothing unsolicited, everything on request
+        let caps = EC.serverMessage(.caps(formats: .text, actions: [.request, .peek, .notify, .provide], sizes: [0]))
+        let e = try engine()
+        try e.feed(caps); _ = e.takeOutput(); _ = e.takeEvents()
+        e.sendCutText("requested")
+        XCTAssertEqual(e.takeOutput(), EC.clientMessage(.notify(.text)))
+        try e.feed(EC.serverMessage(.request(.text)))
+        XCTAssertEqual(e.takeOutput(), EC.clientMessage(.provide([.init(format: .text, data: EC.wireText("requested"))])))
+        XCTAssertEqual(e.takeEvents(), [])
+    }
+
     func testOurCap() throws {
         var s = ClientSettings(); s.clipboardLimit = 10
         let e = try engine(s)

@@ -1,0 +1,96 @@
+import Foundation
+import XCTest
+import RFB
+@testable import VNCSession
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The Extended Clipboard against a real TigerVNC Xvnc: text set on the server display's
+/// CLIPBOARD with xclip arrives as exactly that text, and text we send is what xclip reads there.
+final class ClipboardInteropTests: XCTestCase {
+    static let samples = ["plain ASCII text", "Latin-1: café, Grüße, ñ ÿ ©", "CJK: 日本語 中文 한국어",
+                          "emoji: 😀👍🏽🇫🇷 👨‍👩‍👧", "RTL: שלום עולם مرحبا", "multi\nline\n\ttext\nend"]
+    /// Mixed-script multi-line text of at least `bytes` bytes, whole lines.
+    static func large(_ bytes: Int) -> String {
+        let line = "0123456789abcdef 日本 😀 שלום\n"
+        return String(repeating: line, count: (bytes + line.utf8.count - 1) / line.utf8.count)
+    }
+
+    func workDir() -> URL {
+        let d = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-clip-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: d) }
+        return d
+    }
+
+    /// A ready session to a blank Xvnc that announced the Extended Clipboard.
+    func connect() throws -> (VNCServer, Session, URL) {
+        _ = try InteropTools.need("xclip")
+        var o = VNCServer.Options()
+        o.content = .blank
+        o.width = 320; o.height = 240
+        // Xvnc drops cut text over MaxCutText (256 KiB by default); the 1 MiB case needs more
+        o.extraArguments = ["-MaxCutText", "\(4 << 20)"]
+        let server = try startServer(.xvnc, o)
+        let s = Session(plan: ConnectionPlan(target: .tcp(HostSpec(host: "127.0.0.1", port: server.port))),
+                        settings: ClientSettings())
+        s.start()
+        addTeardownBlock { s.stop() }
+        var announced = false
+        XCTAssertTrue(poll(timeout: 15) {
+            announced = announced || s.takeEvents().contains(.extendedClipboardSupported)
+            return announced && s.state == .ready
+        }, "extended clipboard announced: \(s.state)")
+        return (server, s, workDir())
+    }
+
+    func testServerClipboardReachesSession() throws {
+        let (server, s, dir) = try connect()
+        // Xvnc 1.12 cannot read an X selection sent INCR (in parts), which xclip does for large
+        // data: 200 KiB is the large case this way round.
+        for text in Self.samples + [Self.large(200 << 10)] {
+            let file = dir.appendingPathComponent("in.txt")
+            try Data(text.utf8).write(to: file)
+            // -quiet keeps xclip in the foreground, serving the selection until stopped
+            let xclip = try ChildProcess(name: "xclip", executable: InteropTools.need("xclip"),
+                                         arguments: ["-quiet", "-selection", "clipboard", "-i", file.path],
+                                         logURL: dir.appendingPathComponent("xclip.log"),
+                                         environment: ["DISPLAY": server.displayName])
+            var got: [String] = []
+            let ok = poll(timeout: 10) {
+                for ev in s.takeEvents() {
+                    switch ev {
+                    case .cutText(let t): got.append(t)
+                    case .cutTextSkipped, .cutTextNotSent: got.append("\(ev)")
+                    default: break
+                    }
+                }
+                return got.contains(text)
+            }
+            XCTAssertTrue(ok, "'\(text.prefix(100))' (\(text.utf8.count) bytes) not received; got \(got.map { "\($0.prefix(100)) (\($0.utf8.count) bytes)" })")
+            xclip.stop()
+            // let the lost ownership settle before the next owner
+            Thread.sleep(forTimeInterval: 0.2)
+            _ = s.takeEvents()
+        }
+    }
+
+    func testSessionClipboardReachesServer() throws {
+        let (server, s, dir) = try connect()
+        for text in Self.samples + [Self.large(1 << 20)] {
+            XCTAssertEqual(s.sendCutText(text), 0)
+            var last = "", err = ""
+            var evs: [EngineEvent] = []
+            let ok = poll(timeout: 10, interval: 0.2) {
+                guard let r = try? runTool("xclip", ["-o", "-selection", "clipboard"], in: dir,
+                                           environment: ["DISPLAY": server.displayName], timeout: 5, allowFailure: true)
+                else { return false }
+                evs += s.takeEvents().filter { if case .updateEnded = $0 { return false }; if case .updateBegan = $0 { return false }; return true }
+                last = String(decoding: r.stdout, as: UTF8.self); err = "status \(r.status): \(r.stderr)"
+                return last == text
+            }
+            XCTAssertTrue(ok, "server clipboard is '\(last.prefix(200))' (\(last.utf8.count) bytes), not '\(text.prefix(200))' (\(text.utf8.count) bytes); events \(evs); xclip \(err); Xvnc: \(server.vncProcess.logTail(60))")
+        }
+    }
+}
