@@ -43,6 +43,9 @@ public final class ViewerWindow {
     public var prompter: WindowPrompter?
     /// The prompt on screen: all input goes to it, none to the server.
     var prompt: CredentialPrompt?
+    /// Which way clipboard text flows; set before `run()`. View-only sends nothing.
+    public var clipboardDirection: ClipboardDirection = .both
+    var clipboard: ClipboardBridge?
 
     var window: OpaquePointer?
     var renderer: OpaquePointer?
@@ -116,6 +119,8 @@ public final class ViewerWindow {
         let router = InputRouter(sink: session, viewport: Viewport(mode: initialScaling), viewOnly: viewOnly, keyTranslator: keyTranslator)
         router.fullscreen = fullscreen
         self.router = router
+        let dir: ClipboardDirection = viewOnly ? (clipboardDirection.receives ? .receive : .off) : clipboardDirection
+        clipboard = ClipboardBridge(session: session, direction: dir)
         if fullscreen { SDL_SetWindowKeyboardGrab(window, SDL_TRUE) }
         arrowCursor = SDL_CreateSystemCursor(SDL_SYSTEM_CURSOR_ARROW)
 
@@ -218,6 +223,9 @@ public final class ViewerWindow {
             showPendingPrompt()
             sessionChanged()
             return true
+        case SDL_CLIPBOARDUPDATE.rawValue:
+            clipboard?.localClipboardChanged()
+            return false
         case _ where prompt != nil && e.type != SDL_WINDOWEVENT.rawValue:
             return handlePrompt(e)
         case SDL_WINDOWEVENT.rawValue:
@@ -304,6 +312,12 @@ public final class ViewerWindow {
                 SDL_SetWindowTitle(window, "\(name) — Farcast")
             case .cursor(let c):
                 setRemoteCursor(c)
+            case .cutText(let t):
+                clipboard?.serverText(t)
+            case .cutTextSkipped(let n):
+                session.log("clipboard: the server's text of \(n) bytes is over the clipboard limit; not taken")
+            case .cutTextNotSent(let n, let limit):
+                session.log("clipboard: local text of \(n) bytes is over the \(limit)-byte limit; not sent")
             default: break
             }
         }

@@ -236,6 +236,9 @@ struct ViewCommand: ParsableCommand {
     @Flag(help: "Send no input at all.")
     var viewOnly = false
 
+    @Option(help: "Clipboard text: both, send (local to remote only), receive (remote to local only) or off. UTF-8 with servers that offer the Extended Clipboard, Latin-1 otherwise. View-only sends nothing.")
+    var clipboard: String = "both"
+
     @Option(help: "Scaling: fit (the window, aspect kept), 1:1, or a zoom such as 200% or 50%. When the desktop is larger than the window, Ctrl+Alt+wheel scrolls (Shift for sideways). F8 opens the menu.")
     var scale: String = "fit"
 
@@ -252,6 +255,9 @@ struct ViewCommand: ParsableCommand {
     var onDisconnect: String = "prompt"
 
     func validate() throws {
+        if ClipboardDirection(rawValue: clipboard.lowercased()) == nil {
+            throw ValidationError("--clipboard takes both, send, receive or off, not '\(clipboard)'")
+        }
         if ScalingMode(parsing: scale) == nil { throw ValidationError("--scale takes fit, 1:1 or N% (10%-1600%), got '\(scale)'") }
         if ViewerWindow.OnDisconnect(rawValue: onDisconnect) == nil {
             throw ValidationError("--on-disconnect takes reconnect, quit or prompt (got '\(onDisconnect)')")
@@ -293,6 +299,7 @@ struct ViewCommand: ParsableCommand {
         let w = ViewerWindow(session: session, fullscreen: fullscreen, viewOnly: viewOnly,
                              scaling: ScalingMode(parsing: scale) ?? .fit)
         w.onDisconnect = onEnd
+        w.clipboardDirection = ClipboardDirection(rawValue: clipboard.lowercased()) ?? .both
         // the engine asks from inside the session's locked receive: let go of it while the user answers
         prompter.unlockWhileWaiting = session.lock
         w.prompter = prompter

@@ -93,4 +93,55 @@ final class ClipboardInteropTests: XCTestCase {
             XCTAssertTrue(ok, "server clipboard is '\(last.prefix(200))' (\(last.utf8.count) bytes), not '\(text.prefix(200))' (\(text.utf8.count) bytes); events \(evs); xclip \(err); Xvnc: \(server.vncProcess.logTail(60))")
         }
     }
+
+    /// The real viewer in an SDL window under Xvfb: the server's CLIPBOARD lands on the local
+    /// display's CLIPBOARD, and the local one reaches the server, read with xclip on each side.
+    func testViewerWindowBridgesClipboardBothWays() throws {
+        let (server, probe, dir) = try connect()
+        probe.stop()
+        let local = try XDisplays.freeDisplay(avoiding: [server.display])
+        let xvfb = try ChildProcess(name: "Xvfb", executable: InteropTools.need("Xvfb"),
+                                    arguments: [":\(local)", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
+                                    logURL: dir.appendingPathComponent("xvfb.log"))
+        addTeardownBlock { xvfb.stop(); XDisplays.removeLeftovers(display: local, pid: xvfb.pid) }
+        XCTAssertTrue(poll(timeout: 15) { FileManager.default.fileExists(atPath: XDisplays.socketPath(local)) }, "Xvfb up")
+        let localEnv = ["DISPLAY": ":\(local)"], serverEnv = ["DISPLAY": server.displayName]
+        let viewer = try ChildProcess(name: "viewer", executable: viewerPath,
+                                      arguments: ["127.0.0.1::\(server.port)", "--encodings", "raw"],
+                                      logURL: dir.appendingPathComponent("viewer.log"),
+                                      environment: localEnv.merging(["SDL_VIDEODRIVER": "x11"]) { $1 })
+        addTeardownBlock { viewer.stop() }
+        XCTAssertTrue(poll(timeout: 20) {
+            guard let r = try? runTool("xdotool", ["search", "--name", "farcast-interop"], in: dir, environment: localEnv, allowFailure: true)
+            else { return false }
+            return !r.stdout.isEmpty
+        }, "viewer window ready: \(viewer.logTail())")
+
+        func owner(_ text: String, _ env: [String: String], _ name: String) throws -> ChildProcess {
+            let file = dir.appendingPathComponent("\(name).txt")
+            try Data(text.utf8).write(to: file)
+            return try ChildProcess(name: "xclip", executable: InteropTools.need("xclip"),
+                                    arguments: ["-quiet", "-selection", "clipboard", "-i", file.path],
+                                    logURL: dir.appendingPathComponent("\(name).log"), environment: env)
+        }
+        func clipboard(_ env: [String: String]) -> String {
+            guard let r = try? runTool("xclip", ["-o", "-selection", "clipboard"], in: dir, environment: env, timeout: 5, allowFailure: true)
+            else { return "" }
+            return String(decoding: r.stdout, as: UTF8.self)
+        }
+        for (n, text) in ["remote 日本語 😀 שלום\nsecond line", "Grüße ©"].enumerated() {
+            // server → local
+            let remote = try owner(text, serverEnv, "remote\(n)")
+            var last = ""
+            XCTAssertTrue(poll(timeout: 10, interval: 0.2) { last = clipboard(localEnv); return last == text },
+                          "local clipboard is '\(last)', not '\(text)'; viewer: \(viewer.logTail())")
+            remote.stop()
+            // local → server
+            let back = "local \(n): 中文 👍🏽 مرحبا\n\tend"
+            let mine = try owner(back, localEnv, "local\(n)")
+            XCTAssertTrue(poll(timeout: 10, interval: 0.2) { last = clipboard(serverEnv); return last == back },
+                          "server clipboard is '\(last)', not '\(back)'; viewer: \(viewer.logTail())")
+            mine.stop()
+        }
+    }
 }
