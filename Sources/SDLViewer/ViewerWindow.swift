@@ -45,6 +45,8 @@ public final class ViewerWindow {
     var prompt: CredentialPrompt?
     /// Which way clipboard text flows; set before `run()`. View-only sends nothing.
     public var clipboardDirection: ClipboardDirection = .both
+    /// The PRIMARY selection too (`--clipboard-primary`); set before `run()`.
+    public var clipboardPrimary = false
     var clipboard: ClipboardBridge?
 
     var window: OpaquePointer?
@@ -120,7 +122,7 @@ public final class ViewerWindow {
         router.fullscreen = fullscreen
         self.router = router
         let dir: ClipboardDirection = viewOnly ? (clipboardDirection.receives ? .receive : .off) : clipboardDirection
-        clipboard = ClipboardBridge(session: session, direction: dir)
+        clipboard = ClipboardBridge(session: session, direction: dir, primary: clipboardPrimary)
         if fullscreen { SDL_SetWindowKeyboardGrab(window, SDL_TRUE) }
         arrowCursor = SDL_CreateSystemCursor(SDL_SYSTEM_CURSOR_ARROW)
 
@@ -229,6 +231,8 @@ public final class ViewerWindow {
         case _ where prompt != nil && e.type != SDL_WINDOWEVENT.rawValue:
             return handlePrompt(e)
         case SDL_WINDOWEVENT.rawValue:
+            // a selection another program set while we did not own it
+            if e.window.event == UInt8(SDL_WINDOWEVENT_FOCUS_GAINED.rawValue) { clipboard?.localClipboardChanged() }
             _ = router.handle(e)
             syncSizes()
             fullPresent = true

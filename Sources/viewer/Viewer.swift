@@ -239,6 +239,9 @@ struct ViewCommand: ParsableCommand {
     @Option(help: "Clipboard text: both, send (local to remote only), receive (remote to local only) or off. UTF-8 with servers that offer the Extended Clipboard, Latin-1 otherwise. View-only sends nothing.")
     var clipboard: String = "both"
 
+    @Flag(help: "Also use the PRIMARY selection (select to copy, middle-click to paste): the server's text is put on it too, and a new local selection is sent (as --clipboard allows).")
+    var clipboardPrimary = false
+
     @Option(help: "Scaling: fit (the window, aspect kept), 1:1, or a zoom such as 200% or 50%. When the desktop is larger than the window, Ctrl+Alt+wheel scrolls (Shift for sideways). F8 opens the menu.")
     var scale: String = "fit"
 
@@ -300,6 +303,7 @@ struct ViewCommand: ParsableCommand {
                              scaling: ScalingMode(parsing: scale) ?? .fit)
         w.onDisconnect = onEnd
         w.clipboardDirection = ClipboardDirection(rawValue: clipboard.lowercased()) ?? .both
+        w.clipboardPrimary = clipboardPrimary
         // the engine asks from inside the session's locked receive: let go of it while the user answers
         prompter.unlockWhileWaiting = session.lock
         w.prompter = prompter

@@ -144,4 +144,64 @@ final class ClipboardInteropTests: XCTestCase {
             mine.stop()
         }
     }
+    /// `--clipboard-primary`: the server's PRIMARY lands on the local PRIMARY and a new local
+    /// PRIMARY reaches the server (Xvnc's SetPrimary/SendPrimary are on by default), read with
+    /// `xclip -selection primary` on each side; CLIPBOARD keeps working, and nothing echoes.
+    func testViewerWindowBridgesPrimarySelection() throws {
+        let (server, probe, dir) = try connect()
+        probe.stop()
+        let local = try XDisplays.freeDisplay(avoiding: [server.display])
+        let xvfb = try ChildProcess(name: "Xvfb", executable: InteropTools.need("Xvfb"),
+                                    arguments: [":\(local)", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
+                                    logURL: dir.appendingPathComponent("xvfb.log"))
+        addTeardownBlock { xvfb.stop(); XDisplays.removeLeftovers(display: local, pid: xvfb.pid) }
+        XCTAssertTrue(poll(timeout: 15) { FileManager.default.fileExists(atPath: XDisplays.socketPath(local)) }, "Xvfb up")
+        let localEnv = ["DISPLAY": ":\(local)"], serverEnv = ["DISPLAY": server.displayName]
+        let viewer = try ChildProcess(name: "viewer", executable: viewerPath,
+                                      arguments: ["127.0.0.1::\(server.port)", "--encodings", "raw", "--clipboard-primary"],
+                                      logURL: dir.appendingPathComponent("viewer.log"),
+                                      environment: localEnv.merging(["SDL_VIDEODRIVER": "x11"]) { $1 })
+        addTeardownBlock { viewer.stop() }
+        XCTAssertTrue(poll(timeout: 20) {
+            guard let r = try? runTool("xdotool", ["search", "--name", "farcast-interop"], in: dir, environment: localEnv, allowFailure: true)
+            else { return false }
+            return !r.stdout.isEmpty
+        }, "viewer window ready: \(viewer.logTail())")
+
+        func owner(_ text: String, _ sel: String, _ env: [String: String], _ name: String) throws -> ChildProcess {
+            let file = dir.appendingPathComponent("\(name).txt")
+            try Data(text.utf8).write(to: file)
+            return try ChildProcess(name: "xclip", executable: InteropTools.need("xclip"),
+                                    arguments: ["-quiet", "-selection", sel, "-i", file.path],
+                                    logURL: dir.appendingPathComponent("\(name).log"), environment: env)
+        }
+        func read(_ sel: String, _ env: [String: String]) -> String {
+            guard let r = try? runTool("xclip", ["-o", "-selection", sel], in: dir, environment: env, timeout: 5, allowFailure: true)
+            else { return "" }
+            return String(decoding: r.stdout, as: UTF8.self)
+        }
+        var last = ""
+        for (n, text) in ["primary 日本語 😀 שלום\nline 2", "Grüße ©"].enumerated() {
+            // server PRIMARY → local PRIMARY (and CLIPBOARD)
+            let remote = try owner(text, "primary", serverEnv, "remote\(n)")
+            XCTAssertTrue(poll(timeout: 10, interval: 0.2) { last = read("primary", localEnv); return last == text },
+                          "local PRIMARY is '\(last)', not '\(text)'; viewer: \(viewer.logTail())")
+            remote.stop()
+            // local PRIMARY → server
+            let back = "selected \(n): 中文 👍🏽 مرحبا\n\tend"
+            let mine = try owner(back, "primary", localEnv, "local\(n)")
+            XCTAssertTrue(poll(timeout: 10, interval: 0.2) { last = read("primary", serverEnv); return last == back },
+                          "server PRIMARY is '\(last)', not '\(back)'; viewer: \(viewer.logTail())")
+            mine.stop()
+        }
+        // CLIPBOARD still goes both ways with the option on
+        let copied = "copied: καλημέρα"
+        let mine = try owner(copied, "clipboard", localEnv, "localclip")
+        XCTAssertTrue(poll(timeout: 10, interval: 0.2) { last = read("clipboard", serverEnv); return last == copied },
+                      "server CLIPBOARD is '\(last)', not '\(copied)'; viewer: \(viewer.logTail())")
+        mine.stop()
+        // no echo: the last text settles, the server's selection is not switched back
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(read("clipboard", serverEnv), copied)
+    }
 }
