@@ -783,13 +783,24 @@ public final class ClientEngine: SecurityContext {
     @discardableResult
     public func sendCutText(_ text: String) -> Int {
         guard phase == .normal else { return 0 }
-        if clipboard.active {
+        // LibVNCServer (x11vnc 0.9.16) announces the Extended Clipboard without Notify but
+        // drops provided text unless the application hooked setXCutTextUTF8, which x11vnc does
+        // not: to such a server the classic message goes first, then the Provide, so a server
+        // that takes both ends with the UTF-8 text.
+        if clipboard.active && clipboard.serverActions.contains(.notify) {
             clipboard.localChanged(text, out: &output, events: &events)
             return 0
         }
         guard text.utf8.count <= clipboard.limit else {
-            events.append(.cutTextNotSent(length: text.utf8.count, limit: clipboard.limit))
+            if clipboard.active { clipboard.localChanged(text, out: &output, events: &events) }
+            else { events.append(.cutTextNotSent(length: text.utf8.count, limit: clipboard.limit)) }
             return 0
+        }
+        defer {
+            // over the size the server takes unsolicited the classic message alone carries it
+            if clipboard.active && ExtendedClipboard.wireText(text).count <= clipboard.serverTextLimit {
+                clipboard.localChanged(text, out: &output, events: &events)
+            }
         }
         var bytes: [UInt8] = []
         var dropped = 0

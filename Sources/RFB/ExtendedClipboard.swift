@@ -213,7 +213,9 @@ public enum ExtendedClipboard {
         UInt32(p[i]) << 24 | UInt32(p[i + 1]) << 16 | UInt32(p[i + 2]) << 8 | UInt32(p[i + 3])
     }
 
-    /// One complete zlib stream (header, data, Adler-32), as TigerVNC and noVNC inflate it.
+    /// A zlib stream flushed (Z_SYNC_FLUSH), not finished, as TigerVNC writes it: LibVNCServer
+    /// (x11vnc 0.9.16) takes inflate's Z_STREAM_END for an error ("zlib inflation error") and
+    /// drops the text; TigerVNC and noVNC read exactly the announced lengths either way.
     static func deflate(_ input: [UInt8]) -> [UInt8] {
         var strm = z_stream()
         guard deflateInit_(&strm, Z_DEFAULT_COMPRESSION, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return [] }
@@ -226,7 +228,7 @@ public enum ExtendedClipboard {
                 strm.avail_in = UInt32(ib.count)
                 strm.next_out = ob.baseAddress
                 strm.avail_out = UInt32(ob.count)
-                _ = CZlib.deflate(&strm, Z_FINISH)
+                _ = CZlib.deflate(&strm, Z_SYNC_FLUSH)
                 produced = ob.count - Int(strm.avail_out)
             }
         }

@@ -165,12 +165,14 @@ final class ExtendedClipboardTests: XCTestCase {
         let caps = EC.serverMessage(.caps(formats: .text, actions: [.provide], sizes: [100]))
         let e = try engine()
         try e.feed(caps); _ = e.takeOutput(); _ = e.takeEvents()
-        e.sendCutText("ok")
-        XCTAssertEqual(e.takeOutput(), EC.clientMessage(.provide([.init(format: .text, data: EC.wireText("ok"))])))
-        // over the server's announced 100 bytes: refused, not truncated
+        // LibVNCServer (x11vnc) announces no notify and drops provides: classic first, then the provide
+        XCTAssertEqual(e.sendCutText("ok é 日"), 1)
+        XCTAssertEqual(e.takeOutput(), ClientMessage.clientCutText(latin1: Array("ok é ".unicodeScalars.map { UInt8($0.value) }))
+                       + EC.clientMessage(.provide([.init(format: .text, data: EC.wireText("ok é 日"))])))
+        // over the server's announced 100 bytes: no provide (never truncated); the classic message carries it
         e.sendCutText(String(repeating: "x", count: 200))
-        XCTAssertEqual(e.takeOutput(), [])
-        XCTAssertEqual(e.takeEvents(), [.cutTextNotSent(length: 200, limit: 99)])
+        XCTAssertEqual(e.takeOutput(), ClientMessage.clientCutText(latin1: Array(repeating: UInt8(ascii: "x"), count: 200)))
+        XCTAssertEqual(e.takeEvents(), [])
     }
 
     func testRequestedTextNotBoundByUnsolicitedSize() throws {

@@ -371,6 +371,8 @@ final class VNCServer: @unchecked Sendable {
         /// Readiness timeout per step; generous for a loaded 2-core machine.
         var timeout: TimeInterval = 30
         var extraArguments: [String] = []  // appended to Xvnc's or x11vnc's command line
+        /// x11vnc only: keep its selection (clipboard) handling, i.e. leave out -nosel.
+        var x11vncSelection = false
         init() {}
     }
 
@@ -489,8 +491,9 @@ final class VNCServer: @unchecked Sendable {
             // detection, cursor shapes, clipboard, bell or remote control: just the screen.
             var args = ["-display", ":\(display)", "-rfbport", "\(port)", "-rfbportv6", "-1",
                         "-listen", Loopback.host, "-noipv6", "-forever", "-shared", "-norc",
-                        "-ncache", "0", "-noxdamage", "-nowf", "-noscr", "-nocursor", "-nosel",
+                        "-ncache", "0", "-noxdamage", "-nowf", "-noscr", "-nocursor",
                         "-nobell", "-noxrecord", "-noremote", "-nolookup", "-nonap"]
+            if !o.x11vncSelection { args.append("-nosel") }
             if let passwordFile { args += ["-rfbauth", passwordFile] } else { args += ["-nopw"] }
             args += o.extraArguments
             let vnc = try ChildProcess(name: "x11vnc", executable: InteropTools.need("x11vnc"), arguments: args,
