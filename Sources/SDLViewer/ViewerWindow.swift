@@ -48,6 +48,10 @@ public final class ViewerWindow {
     /// The PRIMARY selection too (`--clipboard-primary`); set before `run()`.
     public var clipboardPrimary = false
     var clipboard: ClipboardBridge?
+    /// A transient notice (a clipboard text refused for size) and when it goes away; while one
+    /// is up the loop waits with a timeout, otherwise it sleeps.
+    var notice: (text: String, until: Double)?
+    static let noticeSeconds = 4.0
 
     var window: OpaquePointer?
     var renderer: OpaquePointer?
@@ -151,6 +155,8 @@ public final class ViewerWindow {
                 // the countdown needs redrawing; only in this state, so an idle viewer still sleeps
                 got = SDL_WaitEventTimeout(&e, 250) != 0
                 needsPresent = true
+            } else if let n = notice {
+                got = SDL_WaitEventTimeout(&e, Int32(max(1, ((n.until - ViewerWindow.now()) * 1000).rounded(.up)))) != 0
             } else {
                 got = SDL_WaitEvent(&e) != 0
             }
@@ -160,6 +166,11 @@ public final class ViewerWindow {
                 } while !quit && SDL_PollEvent(&e) != 0
             }
             if quit { break }
+            if let n = notice, ViewerWindow.now() >= n.until {
+                notice = nil
+                needsPresent = true
+                fullPresent = true
+            }
             if needsPresent && ViewerWindow.now() >= nextPresent {
                 present()
                 needsPresent = false
@@ -308,6 +319,33 @@ public final class ViewerWindow {
         fullPresent = true
     }
 
+    func showNotice(_ text: String?) {
+        guard let text else { return }
+        notice = (text, ViewerWindow.now() + ViewerWindow.noticeSeconds)
+        fullPresent = true
+    }
+
+    /// The on-screen line for a clipboard text refused for size (nil for other events).
+    static func clipboardNotice(_ ev: EngineEvent) -> String? {
+        switch ev {
+        case .cutTextSkipped(let n):
+            return "Remote clipboard text (\(byteSize(n))) is over the clipboard limit: not taken"
+        case .cutTextNotSent(let n, let limit):
+            return "Clipboard text (\(byteSize(n))) is over the \(byteSize(limit)) limit: not sent"
+        default:
+            return nil
+        }
+    }
+
+    static func byteSize(_ n: Int) -> String {
+        if n >= 1 << 20 {
+            let v = Double(n) / Double(1 << 20)
+            return v == v.rounded() ? "\(Int(v)) MiB" : String(format: "%.1f MiB", v)
+        }
+        if n >= 1 << 10 { return "\(n >> 10) KiB" }
+        return "\(n) bytes"
+    }
+
     /// Session events and state (the wake-up said something changed).
     func sessionChanged() {
         for ev in session.takeEvents() {
@@ -320,8 +358,10 @@ public final class ViewerWindow {
                 clipboard?.serverText(t)
             case .cutTextSkipped(let n):
                 session.log("clipboard: the server's text of \(n) bytes is over the clipboard limit; not taken")
+                showNotice(ViewerWindow.clipboardNotice(ev))
             case .cutTextNotSent(let n, let limit):
                 session.log("clipboard: local text of \(n) bytes is over the \(limit)-byte limit; not sent")
+                showNotice(ViewerWindow.clipboardNotice(ev))
             default: break
             }
         }
@@ -420,7 +460,7 @@ public final class ViewerWindow {
         }
         let vp = router.viewport
         let status = statusMessage()
-        let overlayNow = status != nil || router.menu != nil || ended != nil || prompt != nil
+        let overlayNow = status != nil || router.menu != nil || ended != nil || prompt != nil || notice != nil
         defer { fullPresent = false; overlayShown = overlayNow }
         if surfaceMode && !fullPresent && !overlayNow && !overlayShown {
             // only what changed: a small update costs a small copy to the window
@@ -445,6 +485,9 @@ public final class ViewerWindow {
         }
         if let m = router.menu {
             overlay.menu(m, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
+        }
+        if let n = notice, prompt == nil {
+            overlay.notice(n.text, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
         }
         if surfaceMode { SDL_UpdateWindowSurface(window) } else { SDL_RenderPresent(renderer) }
     }
