@@ -238,12 +238,15 @@ public final class ViewerWindow {
             return true
         case SDL_CLIPBOARDUPDATE.rawValue:
             clipboard?.localClipboardChanged()
-            return false
+            // a refusal is an event of this call, on this thread: no wake-up announces it
+            let had = notice != nil
+            sessionChanged()
+            return notice != nil || had
         case _ where prompt != nil && e.type != SDL_WINDOWEVENT.rawValue:
             return handlePrompt(e)
         case SDL_WINDOWEVENT.rawValue:
             // a selection another program set while we did not own it
-            if e.window.event == UInt8(SDL_WINDOWEVENT_FOCUS_GAINED.rawValue) { clipboard?.localClipboardChanged() }
+            if e.window.event == UInt8(SDL_WINDOWEVENT_FOCUS_GAINED.rawValue) { clipboard?.localClipboardChanged(); sessionChanged() }
             _ = router.handle(e)
             syncSizes()
             fullPresent = true

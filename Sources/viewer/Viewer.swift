@@ -239,6 +239,9 @@ struct ViewCommand: ParsableCommand {
     @Option(help: "Clipboard text: both, send (local to remote only), receive (remote to local only) or off. UTF-8 with servers that offer the Extended Clipboard, Latin-1 otherwise. View-only sends nothing.")
     var clipboard: String = "both"
 
+    @Option(help: "Largest clipboard text in bytes (UTF-8), both ways; larger texts are refused with a notice, never truncated. Default 10 MiB.")
+    var clipboardMaxSize: Int?
+
     @Flag(help: "Also use the PRIMARY selection (select to copy, middle-click to paste): the server's text is put on it too, and a new local selection is sent (as --clipboard allows).")
     var clipboardPrimary = false
 
@@ -261,6 +264,7 @@ struct ViewCommand: ParsableCommand {
         if ClipboardDirection(rawValue: clipboard.lowercased()) == nil {
             throw ValidationError("--clipboard takes both, send, receive or off, not '\(clipboard)'")
         }
+        if let n = clipboardMaxSize, n < 1 { throw ValidationError("--clipboard-max-size takes a positive number of bytes, not \(n)") }
         if ScalingMode(parsing: scale) == nil { throw ValidationError("--scale takes fit, 1:1 or N% (10%-1600%), got '\(scale)'") }
         if ViewerWindow.OnDisconnect(rawValue: onDisconnect) == nil {
             throw ValidationError("--on-disconnect takes reconnect, quit or prompt (got '\(onDisconnect)')")
@@ -279,6 +283,7 @@ struct ViewCommand: ParsableCommand {
             .evaluator { id in trustNew || prompter.trust(id) }
         // Live viewing defaults to JPEG quality 8 when Tight is used, as vncviewer does on fast links.
         if settings.jpegQuality == nil && conn.encodings == nil { settings.jpegQuality = 8 }
+        if let n = clipboardMaxSize { settings.clipboardLimit = n }
         let onEnd = ViewerWindow.OnDisconnect(rawValue: onDisconnect) ?? .prompt
         var policy: ReconnectPolicy
         do { policy = try ReconnectPolicy.parse(reconnect) } catch { die("\(error)", code: 2) }

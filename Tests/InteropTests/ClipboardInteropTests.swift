@@ -204,4 +204,53 @@ final class ClipboardInteropTests: XCTestCase {
         Thread.sleep(forTimeInterval: 1)
         XCTAssertEqual(read("clipboard", serverEnv), copied)
     }
+    /// `--clipboard-max-size`: a local text over it is refused (logged; the window shows the
+    /// notice, whose drawing ClipboardNoticeTests checks) and the server keeps its text.
+    /// TigerVNC sends nothing over the size we announce, so the refusal is local → server.
+    func testViewerWindowRefusesOversizedText() throws {
+        let (server, probe, dir) = try connect()
+        probe.stop()
+        let local = try XDisplays.freeDisplay(avoiding: [server.display])
+        let xvfb = try ChildProcess(name: "Xvfb", executable: InteropTools.need("Xvfb"),
+                                    arguments: [":\(local)", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+                                    logURL: dir.appendingPathComponent("xvfb.log"))
+        addTeardownBlock { xvfb.stop(); XDisplays.removeLeftovers(display: local, pid: xvfb.pid) }
+        XCTAssertTrue(poll(timeout: 15) { FileManager.default.fileExists(atPath: XDisplays.socketPath(local)) }, "Xvfb up")
+        let localEnv = ["DISPLAY": ":\(local)"], serverEnv = ["DISPLAY": server.displayName]
+        let viewer = try ChildProcess(name: "viewer", executable: viewerPath,
+                                      arguments: ["127.0.0.1::\(server.port)", "--encodings", "raw", "--clipboard-max-size", "100", "--verbose"],
+                                      logURL: dir.appendingPathComponent("viewer.log"),
+                                      environment: localEnv.merging(["SDL_VIDEODRIVER": "x11"]) { $1 })
+        addTeardownBlock { viewer.stop() }
+        XCTAssertTrue(poll(timeout: 20) {
+            guard let r = try? runTool("xdotool", ["search", "--name", "farcast-interop"], in: dir, environment: localEnv, allowFailure: true)
+            else { return false }
+            return !r.stdout.isEmpty
+        }, "viewer window ready: \(viewer.logTail())")
+        // a small server text first: the viewer owns the local CLIPBOARD, so the next local
+        // owner is reported (SDL 2.26 sees a change only as a lost selection)
+        let smallFile = dir.appendingPathComponent("small.txt")
+        try Data("small".utf8).write(to: smallFile)
+        let remote = try ChildProcess(name: "xclip", executable: InteropTools.need("xclip"),
+                                      arguments: ["-quiet", "-selection", "clipboard", "-i", smallFile.path],
+                                      logURL: dir.appendingPathComponent("small.log"), environment: serverEnv)
+        XCTAssertTrue(poll(timeout: 10, interval: 0.2) {
+            let r = try? runTool("xclip", ["-o", "-selection", "clipboard"], in: dir, environment: localEnv, timeout: 5, allowFailure: true)
+            return r.map { String(decoding: $0.stdout, as: UTF8.self) } == "small"
+        }, "small text taken; viewer: \(viewer.logTail())")
+        remote.stop()
+        // Xvnc sends nothing over the size we announced: the refused way is local → server
+        let big = String(repeating: "0123456789", count: 100)
+        let file = dir.appendingPathComponent("big.txt")
+        try Data(big.utf8).write(to: file)
+        let owner = try ChildProcess(name: "xclip", executable: InteropTools.need("xclip"),
+                                     arguments: ["-quiet", "-selection", "clipboard", "-i", file.path],
+                                     logURL: dir.appendingPathComponent("big.log"), environment: localEnv)
+        defer { owner.stop() }
+        XCTAssertTrue(poll(timeout: 10, interval: 0.2) { viewer.logTail().contains("local text of 1000 bytes is over the 100-byte limit; not sent") },
+                      "no refusal; viewer: \(viewer.logTail())")
+        // not sent: the server's clipboard still holds the small text
+        let r = try? runTool("xclip", ["-o", "-selection", "clipboard"], in: dir, environment: serverEnv, timeout: 5, allowFailure: true)
+        XCTAssertNotEqual(r.map { String(decoding: $0.stdout, as: UTF8.self) }, big)
+    }
 }
