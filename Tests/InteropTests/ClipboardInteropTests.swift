@@ -204,9 +204,11 @@ final class ClipboardInteropTests: XCTestCase {
         Thread.sleep(forTimeInterval: 1)
         XCTAssertEqual(read("clipboard", serverEnv), copied)
     }
-    /// `--clipboard-max-size`: a local text over it is refused (logged; the window shows the
-    /// notice, whose drawing ClipboardNoticeTests checks) and the server keeps its text.
-    /// TigerVNC sends nothing over the size we announce, so the refusal is local → server.
+    /// `--clipboard-max-size`: a local text over it is refused (logged), the server keeps its
+    /// text, and the window shows a notice in its lower part that is gone a few seconds later
+    /// (read back from the Xvfb screen with ImageMagick's import; the window has no manager and
+    /// covers the screen). TigerVNC sends nothing over the size we announce, so the refusal is
+    /// local → server.
     func testViewerWindowRefusesOversizedText() throws {
         let (server, probe, dir) = try connect()
         probe.stop()
@@ -227,6 +229,13 @@ final class ClipboardInteropTests: XCTestCase {
             else { return false }
             return !r.stdout.isEmpty
         }, "viewer window ready: \(viewer.logTail())")
+        // the lower half of the screen, where the notice goes (the status panels are centred)
+        _ = try InteropTools.need("import")
+        func brightBelow() -> Int {
+            guard let r = try? runTool("import", ["-window", "root", "-crop", "1280x480+0+544", "gray:-"], in: dir,
+                                       environment: localEnv, timeout: 10, allowFailure: true) else { return -1 }
+            return r.stdout.filter { $0 > 150 }.count
+        }
         // a small server text first: the viewer owns the local CLIPBOARD, so the next local
         // owner is reported (SDL 2.26 sees a change only as a lost selection)
         let smallFile = dir.appendingPathComponent("small.txt")
@@ -239,6 +248,8 @@ final class ClipboardInteropTests: XCTestCase {
             return r.map { String(decoding: $0.stdout, as: UTF8.self) } == "small"
         }, "small text taken; viewer: \(viewer.logTail())")
         remote.stop()
+        Thread.sleep(forTimeInterval: 0.5)
+        let before = brightBelow()
         // Xvnc sends nothing over the size we announced: the refused way is local → server
         let big = String(repeating: "0123456789", count: 100)
         let file = dir.appendingPathComponent("big.txt")
@@ -249,6 +260,13 @@ final class ClipboardInteropTests: XCTestCase {
         defer { owner.stop() }
         XCTAssertTrue(poll(timeout: 10, interval: 0.2) { viewer.logTail().contains("local text of 1000 bytes is over the 100-byte limit; not sent") },
                       "no refusal; viewer: \(viewer.logTail())")
+        // the notice: text in the lower half, gone again after a few seconds
+        var shown = 0
+        XCTAssertTrue(poll(timeout: 3, interval: 0.1) { shown = brightBelow(); return shown > before + 100 },
+                      "no notice: \(shown) bright pixels, \(before) before")
+        var after = 0
+        XCTAssertTrue(poll(timeout: 8, interval: 0.5) { after = brightBelow(); return after <= before },
+                      "notice still shown: \(after) bright pixels, \(before) before")
         // not sent: the server's clipboard still holds the small text
         let r = try? runTool("xclip", ["-o", "-selection", "clipboard"], in: dir, environment: serverEnv, timeout: 5, allowFailure: true)
         XCTAssertNotEqual(r.map { String(decoding: $0.stdout, as: UTF8.self) }, big)
