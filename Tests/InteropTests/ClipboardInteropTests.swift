@@ -99,12 +99,7 @@ final class ClipboardInteropTests: XCTestCase {
     func testViewerWindowBridgesClipboardBothWays() throws {
         let (server, probe, dir) = try connect()
         probe.stop()
-        let local = try XDisplays.freeDisplay(avoiding: [server.display])
-        let xvfb = try ChildProcess(name: "Xvfb", executable: InteropTools.need("Xvfb"),
-                                    arguments: [":\(local)", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
-                                    logURL: dir.appendingPathComponent("xvfb.log"))
-        addTeardownBlock { xvfb.stop(); XDisplays.removeLeftovers(display: local, pid: xvfb.pid) }
-        XCTAssertTrue(poll(timeout: 15) { FileManager.default.fileExists(atPath: XDisplays.socketPath(local)) }, "Xvfb up")
+        let local = try startLocalXvfb(avoiding: [server.display], size: "640x480", dir: dir)
         let localEnv = ["DISPLAY": ":\(local)"], serverEnv = ["DISPLAY": server.displayName]
         let viewer = try ChildProcess(name: "viewer", executable: viewerPath,
                                       arguments: ["127.0.0.1::\(server.port)", "--encodings", "raw"],
@@ -150,12 +145,7 @@ final class ClipboardInteropTests: XCTestCase {
     func testViewerWindowBridgesPrimarySelection() throws {
         let (server, probe, dir) = try connect()
         probe.stop()
-        let local = try XDisplays.freeDisplay(avoiding: [server.display])
-        let xvfb = try ChildProcess(name: "Xvfb", executable: InteropTools.need("Xvfb"),
-                                    arguments: [":\(local)", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
-                                    logURL: dir.appendingPathComponent("xvfb.log"))
-        addTeardownBlock { xvfb.stop(); XDisplays.removeLeftovers(display: local, pid: xvfb.pid) }
-        XCTAssertTrue(poll(timeout: 15) { FileManager.default.fileExists(atPath: XDisplays.socketPath(local)) }, "Xvfb up")
+        let local = try startLocalXvfb(avoiding: [server.display], size: "640x480", dir: dir)
         let localEnv = ["DISPLAY": ":\(local)"], serverEnv = ["DISPLAY": server.displayName]
         let viewer = try ChildProcess(name: "viewer", executable: viewerPath,
                                       arguments: ["127.0.0.1::\(server.port)", "--encodings", "raw", "--clipboard-primary"],
@@ -212,12 +202,7 @@ final class ClipboardInteropTests: XCTestCase {
     func testViewerWindowRefusesOversizedText() throws {
         let (server, probe, dir) = try connect()
         probe.stop()
-        let local = try XDisplays.freeDisplay(avoiding: [server.display])
-        let xvfb = try ChildProcess(name: "Xvfb", executable: InteropTools.need("Xvfb"),
-                                    arguments: [":\(local)", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
-                                    logURL: dir.appendingPathComponent("xvfb.log"))
-        addTeardownBlock { xvfb.stop(); XDisplays.removeLeftovers(display: local, pid: xvfb.pid) }
-        XCTAssertTrue(poll(timeout: 15) { FileManager.default.fileExists(atPath: XDisplays.socketPath(local)) }, "Xvfb up")
+        let local = try startLocalXvfb(avoiding: [server.display], size: "1280x1024", dir: dir)
         let localEnv = ["DISPLAY": ":\(local)"], serverEnv = ["DISPLAY": server.displayName]
         let viewer = try ChildProcess(name: "viewer", executable: viewerPath,
                                       arguments: ["127.0.0.1::\(server.port)", "--encodings", "raw", "--clipboard-max-size", "100", "--verbose"],

@@ -27,12 +27,7 @@ final class InputInteropTests: XCTestCase {
 
         // The local display: Xvfb (its keymap is US; the viewer is told the keyboard is German,
         // so each physical key must give what a German keyboard has at that position).
-        let local = try XDisplays.freeDisplay(avoiding: [server.display])
-        let xvfb = try ChildProcess(name: "Xvfb", executable: InteropTools.need("Xvfb"),
-                                    arguments: [":\(local)", "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
-                                    logURL: dir.appendingPathComponent("xvfb.log"))
-        addTeardownBlock { xvfb.stop(); XDisplays.removeLeftovers(display: local, pid: xvfb.pid) }
-        XCTAssertTrue(poll(timeout: 15) { FileManager.default.fileExists(atPath: XDisplays.socketPath(local)) }, "Xvfb up")
+        let local = try startLocalXvfb(avoiding: [server.display], size: "1024x768", dir: dir)
         let env = ["DISPLAY": ":\(local)"]
 
         // The viewer, its window filling the local screen (fit: 1:1 here), keys through xkbcommon.

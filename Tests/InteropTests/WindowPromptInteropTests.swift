@@ -30,12 +30,7 @@ final class WindowPromptInteropTests: XCTestCase {
         o.security = .vncAuth(password: "s3cret-pw")
         let server = try startServer(.xvnc, o)
 
-        let local = try XDisplays.freeDisplay(avoiding: [server.display])
-        let xvfb = try ChildProcess(name: "Xvfb", executable: InteropTools.need("Xvfb"),
-                                    arguments: [":\(local)", "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
-                                    logURL: dir.appendingPathComponent("xvfb.log"))
-        addTeardownBlock { xvfb.stop(); XDisplays.removeLeftovers(display: local, pid: xvfb.pid) }
-        XCTAssertTrue(poll(timeout: 15) { FileManager.default.fileExists(atPath: XDisplays.socketPath(local)) }, "Xvfb up")
+        let local = try startLocalXvfb(avoiding: [server.display], size: "1024x768", dir: dir)
         let env = ["DISPLAY": ":\(local)"]
         let viewer = try ChildProcess(name: "viewer", executable: viewerPath,
                                       arguments: ["127.0.0.1::\(server.port)", "-v"] + extraArgs,

@@ -12,3 +12,18 @@ extension XCTestCase {
         return InteropTools.repoRoot.appendingPathComponent(".build/debug/viewer").path
     }
 }
+
+extension XCTestCase {
+    /// A local X display (Xvfb) for the viewer's real window, stopped in teardown. Returns its number.
+    func startLocalXvfb(avoiding used: Set<Int>, size: String, dir: URL,
+                        file: StaticString = #filePath, line: UInt = #line) throws -> Int {
+        let local = try XDisplays.freeDisplay(avoiding: used)
+        let xvfb = try ChildProcess(name: "Xvfb", executable: InteropTools.need("Xvfb"),
+                                    arguments: [":\(local)", "-screen", "0", "\(size)x24", "-nolisten", "tcp"],
+                                    logURL: dir.appendingPathComponent("xvfb.log"))
+        addTeardownBlock { xvfb.stop(); XDisplays.removeLeftovers(display: local, pid: xvfb.pid) }
+        XCTAssertTrue(poll(timeout: 15) { FileManager.default.fileExists(atPath: XDisplays.socketPath(local)) }, "Xvfb up",
+                      file: file, line: line)
+        return local
+    }
+}
