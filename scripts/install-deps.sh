@@ -14,7 +14,7 @@ PKGS=(
   # connection tests: an sshd of the test's own on loopback (--via), key state on the server
   openssh-server openssh-client xinput iproute2
   # security tests: certificates (openssl), the RSA-AES reference server, a private PAM mount (unshare)
-  openssl python3-cryptography util-linux libpam-modules
+  openssl python3-cryptography python3-xlib util-linux libpam-modules
   # QEMU's VNC server with TLS x509 credentials (no guest: paused, no display)
   qemu-system-x86
   # --save-password: the Secret Service through secret-tool, tested against gnome-keyring on a private bus

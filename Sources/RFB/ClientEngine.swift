@@ -25,6 +25,8 @@ public struct ClientSettings: Sendable {
     public var wantExtendedClipboard = true
     /// Clipboard text cap in UTF-8 bytes, both ways: larger texts are refused with an event, never truncated.
     public var clipboardLimit = Limits.maxCutTextLength
+    /// The cap in force: `clipboardLimit` within what the extension allows.
+    public var clipboardByteLimit: Int { min(max(0, clipboardLimit), ExtendedClipboard.maxLimit) }
     /// Security methods we accept, strongest first (vncviewer's SecurityTypes): RFB types and
     /// VeNCrypt subtypes. Only these are ever chosen, so excluding the unencrypted ones is final.
     public var securityMethods: [SecurityMethod] = SecurityMethod.defaultOrder
@@ -180,7 +182,7 @@ public final class ClientEngine: SecurityContext {
     private var events: [EngineEvent] = []
     private let input = InputBuffer()
     private var decoders: [Int32: RectDecoder] = makeDecoders()
-    private lazy var clipboard = ExtendedClipboardState(limit: min(max(0, settings.clipboardLimit), ExtendedClipboard.maxLimit))
+    private lazy var clipboard = ExtendedClipboardState(limit: settings.clipboardByteLimit)
     /// Set when the server announced the Extended Clipboard (UTF-8 cut text).
     public var extendedClipboard: Bool { clipboard.active }
 
@@ -782,31 +784,35 @@ public final class ClientEngine: SecurityContext {
     /// characters Latin-1 cannot carry are left out; returns how many were.
     @discardableResult
     public func sendCutText(_ text: String) -> Int {
+        sendCutText(OutgoingCutText(text, limit: clipboard.limit))
+    }
+
+    /// The same with the conversion and compression already done (see `OutgoingCutText`).
+    @discardableResult
+    public func sendCutText(_ prepared: OutgoingCutText) -> Int {
         guard phase == .normal else { return 0 }
+        let c = prepared.limit == clipboard.limit ? prepared : OutgoingCutText(prepared.text, limit: clipboard.limit)
         // LibVNCServer (x11vnc 0.9.16) announces the Extended Clipboard without Notify but
         // drops provided text unless the application hooked setXCutTextUTF8, which x11vnc does
         // not: to such a server the classic message goes first, then the Provide, so a server
         // that takes both ends with the UTF-8 text.
         if clipboard.active && clipboard.serverActions.contains(.notify) {
-            clipboard.localChanged(text, out: &output, events: &events)
+            clipboard.localChanged(c, out: &output, events: &events)
             return 0
         }
-        guard text.utf8.count <= clipboard.limit else {
-            if clipboard.active { clipboard.localChanged(text, out: &output, events: &events) }
-            else { events.append(.cutTextNotSent(length: text.utf8.count, limit: clipboard.limit)) }
+        guard c.utf8Count <= clipboard.limit else {
+            if clipboard.active { clipboard.localChanged(c, out: &output, events: &events) }
+            else { events.append(.cutTextNotSent(length: c.utf8Count, limit: clipboard.limit)) }
             return 0
         }
         defer {
             // over the size the server takes unsolicited the classic message alone carries it
-            if clipboard.active && ExtendedClipboard.wireText(text).count <= clipboard.serverTextLimit {
-                clipboard.localChanged(text, out: &output, events: &events)
+            if clipboard.active && c.wireCount <= clipboard.serverTextLimit {
+                clipboard.localChanged(c, out: &output, events: &events)
             }
         }
-        var bytes: [UInt8] = []
-        var dropped = 0
-        for s in text.unicodeScalars { if s.value < 256 { bytes.append(UInt8(s.value)) } else { dropped += 1 } }
-        output += ClientMessage.clientCutText(latin1: bytes)
-        return dropped
+        output += ClientMessage.clientCutText(latin1: c.latin1)
+        return c.dropped
     }
 
     private func sanitize(_ s: String) -> String {

@@ -236,6 +236,44 @@ public enum ExtendedClipboard {
     }
 }
 
+/// A local clipboard text made ready to send: converted (Latin-1 for the classic message, the
+/// wire form for the extension) and compressed up front, off the engine's lock, so handing it
+/// to the engine only appends bytes however large the text is.
+public struct OutgoingCutText: Sendable {
+    public let text: String
+    /// The cap it was prepared for (bytes of UTF-8).
+    public let limit: Int
+    public let utf8Count: Int
+    /// The classic message's text and how many characters Latin-1 could not carry.
+    let latin1: [UInt8]
+    public let dropped: Int
+    /// Length of the extension's wire text (CRLF line ends, NUL) and its Provide message;
+    /// the message is empty when the text is over the cap.
+    let wireCount: Int
+    let provide: [UInt8]
+
+    public init(_ text: String, limit: Int) {
+        self.text = text
+        self.limit = limit
+        utf8Count = text.utf8.count
+        guard utf8Count <= limit else {
+            latin1 = []; dropped = 0; wireCount = utf8Count + 1; provide = []
+            return
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8Count)
+        var n = 0
+        for s in text.unicodeScalars { if s.value < 256 { bytes.append(UInt8(s.value)) } else { n += 1 } }
+        latin1 = bytes; dropped = n
+        let wire = ExtendedClipboard.wireText(text)
+        wireCount = wire.count
+        provide = wire.count - 1 <= limit ? ExtendedClipboard.clientMessage(.provide([.init(format: .text, data: wire)])) : []
+    }
+
+    /// Over the cap in the extension's wire form.
+    var overLimit: Bool { provide.isEmpty }
+}
+
 /// The client's side of the extended clipboard as a sans-I/O machine owned by `ClientEngine`:
 /// takes the server's messages and local clipboard changes, returns bytes to send and events.
 /// Used from the engine's thread only.
@@ -248,7 +286,8 @@ final class ExtendedClipboardState {
     /// The most text the server takes unsolicited (a Provide without its Request); TigerVNC
     /// announces 0 and asks for everything. Requested text is bounded only by our own cap.
     private(set) var serverTextLimit = 0
-    /// Our current text in wire form, offered to the server; nil when the server owns the clipboard.
+    /// The Provide message for our current text, offered to the server; nil when the server
+    /// owns the clipboard.
     private var local: [UInt8]?
 
     init(limit: Int) { self.limit = limit }
@@ -271,8 +310,8 @@ final class ExtendedClipboardState {
                                                          sizes: [UInt32(clamping: limit + 1)]))
             events.append(.extendedClipboardSupported)
         case .request(let f):
-            guard f.contains(.text), let text = local else { return }
-            out += ExtendedClipboard.clientMessage(.provide([.init(format: .text, data: text)]))
+            guard f.contains(.text), let provide = local else { return }
+            out += provide
         case .peek:
             if serverActions.contains(.notify) { out += ExtendedClipboard.clientMessage(.notify(local == nil ? [] : .text)) }
         case .notify(let f):
@@ -289,24 +328,23 @@ final class ExtendedClipboardState {
     }
 
     /// A local clipboard change: announced (Notify) or sent outright (Provide).
-    func localChanged(_ s: String, out: inout [UInt8], events: inout [EngineEvent]) {
-        let wire = ExtendedClipboard.wireText(s)
-        guard wire.count - 1 <= limit else {
+    func localChanged(_ c: OutgoingCutText, out: inout [UInt8], events: inout [EngineEvent]) {
+        guard !c.overLimit else {
             local = nil
-            events.append(.cutTextNotSent(length: wire.count - 1, limit: limit))
+            events.append(.cutTextNotSent(length: c.wireCount - 1, limit: limit))
             if serverActions.contains(.notify) { out += ExtendedClipboard.clientMessage(.notify([])) }
             return
         }
-        local = wire
+        local = c.provide
         if serverActions.contains(.notify) {
             out += ExtendedClipboard.clientMessage(.notify(.text))
         } else if serverActions.contains(.provide) {
             // unsolicited: only within the size the server announced
-            guard wire.count <= serverTextLimit else {
-                events.append(.cutTextNotSent(length: wire.count - 1, limit: max(0, serverTextLimit - 1)))
+            guard c.wireCount <= serverTextLimit else {
+                events.append(.cutTextNotSent(length: c.wireCount - 1, limit: max(0, serverTextLimit - 1)))
                 return
             }
-            out += ExtendedClipboard.clientMessage(.provide([.init(format: .text, data: wire)]))
+            out += c.provide
         }
     }
 }

@@ -72,7 +72,14 @@ public final class Session: @unchecked Sendable {
     public let liveness: LivenessPolicy
     /// Held by the session thread while decoding and by the front end while reading pixels.
     public let lock = NSLock()
-    private let sendLock = NSLock()
+    /// Input from the main thread is queued in the engine and this pipe wakes the session
+    /// thread, which alone writes to the socket: a slow server or a large clipboard text can
+    /// block only that thread, never the render loop.
+    private let wakePipe: (read: Int32, write: Int32)
+    /// The newest local clipboard text, prepared off every lock, not yet given to the engine;
+    /// `cutTextGeneration` lets a newer text supersede an older one still being prepared.
+    private var pendingCutText: OutgoingCutText?
+    private var cutTextGeneration = 0
     private let wakeup = NSCondition()
     private var engine: ClientEngine
     private var transport: SocketTransport?
@@ -98,6 +105,31 @@ public final class Session: @unchecked Sendable {
         self.reconnect = reconnect
         self.liveness = liveness
         engine = ClientEngine(settings: settings)
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) == 0 {
+            for fd in fds {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            }
+        } else {
+            fds = [-1, -1]
+        }
+        wakePipe = (fds[0], fds[1])
+    }
+
+    deinit {
+        if wakePipe.read >= 0 { Glibc.close(wakePipe.read); Glibc.close(wakePipe.write) }
+    }
+
+    /// Tells the session thread there is output to send (any thread; never blocks).
+    private func signalSessionThread() {
+        var b: UInt8 = 1
+        _ = Glibc.write(wakePipe.write, &b, 1)   // full pipe: a wake-up is already pending
+    }
+
+    private func drainWakePipe() {
+        var buf = [UInt8](repeating: 0, count: 64)
+        while Glibc.read(wakePipe.read, &buf, buf.count) > 0 {}
     }
 
     public convenience init(spec: HostSpec, settings: ClientSettings) {
@@ -207,6 +239,7 @@ public final class Session: @unchecked Sendable {
                 pendingRelease = (heldKeys, lastPointer, heldButtons != 0)
             }
             heldKeys = [:]; heldButtons = 0
+            pendingCutText = nil   // like other input, not replayed on a later connection
         }
         let t: SocketTransport
         do {
@@ -230,8 +263,16 @@ public final class Session: @unchecked Sendable {
         var phaseBefore = ClientEngine.Phase.version
         do {
             while true {
-                let out: [UInt8] = lock.withLock { e.takeOutput() }
-                if !out.isEmpty { try sendLocked(out, on: t) }
+                var dropped = 0
+                let out: [UInt8] = lock.withLock {
+                    if let c = pendingCutText, e.phase == .normal {
+                        pendingCutText = nil
+                        dropped = e.sendCutText(c)
+                    }
+                    return e.takeOutput()
+                }
+                if dropped > 0 { log("clipboard: \(dropped) characters Latin-1 cannot carry were left out of the text sent") }
+                if !out.isEmpty { try t.send(out) }
                 if isStopping { return .stopped }
                 let now = monotonicSeconds()
                 if !ready && now - connectedAt > liveness.handshakeTimeout {
@@ -247,7 +288,10 @@ public final class Session: @unchecked Sendable {
                         continue
                     }
                 }
-                if !t.waitReadable(timeout: 0.25) { continue }
+                let (readable, woken) = wakePipe.read >= 0 ? t.waitReadable(timeout: 0.25, orWake: wakePipe.read)
+                                                           : (t.waitReadable(timeout: 0.05), true)
+                if woken { drainWakePipe() }
+                if !readable { continue }
                 var newEvents: [EngineEvent] = []
                 var release: (keys: [UInt32: UInt32?], at: (x: Int, y: Int), buttons: Bool)? = nil
                 let callStart = monotonicSeconds()
@@ -289,54 +333,57 @@ public final class Session: @unchecked Sendable {
         }
     }
 
-    private func sendLocked(_ bytes: [UInt8], on t: SocketTransport) throws {
-        try sendLock.withLock { try t.send(bytes) }
-    }
-
-    /// Sends what the engine has queued, from the input path (main thread). Failures surface on the
-    /// session thread, which owns the connection's end.
-    private func flushFromInput(_ out: [UInt8]) {
-        guard !out.isEmpty, let t = lock.withLock({ transport }) else { return }
-        try? sendLocked(out, on: t)
+    /// Input queued in the engine goes out on the session thread.
+    private func flushFromInput(_ queued: Bool) {
+        if queued { signalSessionThread() }
     }
 
     /// Pointer event in framebuffer coordinates (main thread). Dropped unless ready: input made
     /// while disconnected is never replayed late.
     public func sendPointer(x: Int, y: Int, buttons: UInt16) {
-        let out: [UInt8] = lock.withLock {
-            guard _state == .ready, let fb = engine.framebuffer else { return [] }
+        let queued: Bool = lock.withLock {
+            guard _state == .ready, let fb = engine.framebuffer else { return false }
             let cx = max(0, min(fb.width - 1, x)), cy = max(0, min(fb.height - 1, y))
             engine.sendPointer(x: cx, y: cy, buttons: buttons)
             heldButtons = buttons
             lastPointer = (cx, cy)
-            return engine.takeOutput()
+            return true
         }
-        flushFromInput(out)
+        flushFromInput(queued)
     }
 
     /// Key event (main thread); `xtKeycode` is used when the server takes QEMU Extended Key Events.
     /// Dropped unless ready.
     public func sendKey(_ keysym: UInt32, down: Bool, xtKeycode: UInt32? = nil) {
-        let out: [UInt8] = lock.withLock {
-            guard _state == .ready else { return [] }
+        let queued: Bool = lock.withLock {
+            guard _state == .ready else { return false }
             engine.sendKey(keysym, down: down, xtKeycode: xtKeycode)
             if down { heldKeys[keysym] = xtKeycode } else { heldKeys[keysym] = nil }
-            return engine.takeOutput()
+            return true
         }
-        flushFromInput(out)
+        flushFromInput(queued)
     }
 
-    /// Classic cut text to the server; returns how many characters Latin-1 could not carry.
-    @discardableResult
-    public func sendCutText(_ text: String) -> Int {
-        var dropped = 0
-        let out: [UInt8] = lock.withLock {
-            guard _state == .ready else { return [] }
-            dropped = engine.sendCutText(text)
-            return engine.takeOutput()
+    /// A local clipboard text for the server (main thread; returns at once). It is converted
+    /// and compressed on a worker (Latin-1 for the classic message, logging what cannot be
+    /// carried), then the session thread sends it. Dropped unless ready.
+    public func sendCutText(_ text: String) {
+        let generation: Int? = lock.withLock {
+            guard _state == .ready else { return nil }
+            cutTextGeneration += 1
+            return cutTextGeneration
         }
-        flushFromInput(out)
-        return dropped
+        guard let generation else { return }
+        let limit = settings.clipboardByteLimit
+        DispatchQueue.global(qos: .utility).async { [self] in
+            let prepared = OutgoingCutText(text, limit: limit)
+            let current: Bool = lock.withLock {
+                guard generation == cutTextGeneration else { return false }
+                pendingCutText = prepared
+                return true
+            }
+            flushFromInput(current)
+        }
     }
 
     /// The server's screens from its last ExtendedDesktopSize; nil until it sent one (any thread).
@@ -347,11 +394,10 @@ public final class Session: @unchecked Sendable {
     /// SetDesktopSize (main thread): the answer arrives as `.desktopSizeRequestResult`. Throws
     /// `DesktopSizeRequestError` without sending when not ready, unsupported or invalid.
     public func requestDesktopSize(width: Int, height: Int, screens: [Screen]? = nil) throws {
-        let out: [UInt8] = try lock.withLock {
+        try lock.withLock {
             guard _state == .ready else { throw DesktopSizeRequestError("not connected") }
             try engine.requestDesktopSize(width: width, height: height, screens: screens)
-            return engine.takeOutput()
         }
-        flushFromInput(out)
+        flushFromInput(true)
     }
 }

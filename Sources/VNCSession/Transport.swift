@@ -8,8 +8,7 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
     public init(_ d: String) { description = d }
 }
 
-/// A connected byte stream the session reads and writes (session thread only; `send` may also
-/// come from the input path, serialised by the session's send lock).
+/// A connected byte stream the session reads and writes (session thread only).
 public protocol Transport: AnyObject, Sendable {
     /// The descriptor to poll for readability.
     var fd: Int32 { get }
@@ -30,6 +29,18 @@ extension Transport {
             let rc = poll(&p, 1, ms)
             if rc < 0 && errno == EINTR { continue }
             return rc > 0
+        }
+    }
+
+    /// Waits for readable data or for `wake` (a pipe's read end) to become readable.
+    public func waitReadable(timeout: Double, orWake wake: Int32) -> (readable: Bool, woken: Bool) {
+        var p = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        let ms = timeout < 0 ? -1 : Int32(min(timeout * 1000, 3_600_000))
+        while true {
+            let rc = poll(&p, 2, ms)
+            if rc < 0 && errno == EINTR { continue }
+            guard rc > 0 else { return (false, false) }
+            return (p[0].revents != 0, p[1].revents != 0)
         }
     }
 }

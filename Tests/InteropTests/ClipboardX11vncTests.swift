@@ -9,6 +9,8 @@ import Glibc
 /// The classic clipboard path (ServerCutText/ClientCutText, ISO 8859-1) against x11vnc with
 /// its selection handling kept (the harness normally passes -nosel).
 final class ClipboardX11vncTests: XCTestCase {
+    /// The session's --verbose lines (its log is called on the session thread).
+    let sessionLog = LogLines()
     static let latin1 = ["plain ASCII text", "Latin-1: café, Grüße, ñ ÿ © ½ « » ¿ Ø þ", "multi\nline\n\ttext\nend"]
 
     func workDir() -> URL {
@@ -29,6 +31,7 @@ final class ClipboardX11vncTests: XCTestCase {
         var settings = ClientSettings()
         settings.wantExtendedClipboard = extended
         let s = Session(plan: ConnectionPlan(target: .tcp(HostSpec(host: "127.0.0.1", port: server.port))), settings: settings)
+        s.log = { [sessionLog] in sessionLog.append($0) }
         s.start()
         addTeardownBlock { s.stop() }
         var announced = false
@@ -97,7 +100,7 @@ final class ClipboardX11vncTests: XCTestCase {
         for extended in [true, false] {
             let (server, s, dir, _) = try connect(extended: extended)
             for text in Self.latin1 {
-                XCTAssertEqual(s.sendCutText(text), 0)
+                s.sendCutText(text)
                 var last: [UInt8] = []
                 XCTAssertTrue(poll(timeout: 10, interval: 0.2) { last = (try? self.cutBuffer(server, dir)) ?? []; return last == Self.latin1(text) },
                               "extended \(extended): cut buffer \(last), not '\(text)'; x11vnc: \(server.vncProcess.logTail(30))")
@@ -130,12 +133,15 @@ final class ClipboardX11vncTests: XCTestCase {
         let expectedDropped = text.unicodeScalars.filter { $0.value >= 256 }.count
         for extended in [false, true] {
             let (server, s, dir, _) = try connect(extended: extended)
-            XCTAssertEqual(s.sendCutText(text), expectedDropped)
+            s.sendCutText(text)
             let want = Self.latin1(text)
             var last: [UInt8] = []
             XCTAssertTrue(poll(timeout: 10, interval: 0.2) { last = (try? self.cutBuffer(server, dir)) ?? []; return last == want },
                           "extended \(extended): cut buffer \(last), not \(want)")
             XCTAssertEqual(String(last.map { Character(Unicode.Scalar($0)) }), "Grüße    ©\nend")
+            let counted = "clipboard: \(expectedDropped) characters Latin-1 cannot carry were left out of the text sent"
+            XCTAssertTrue(sessionLog.lines.contains(counted), "log: \(sessionLog.lines)")
+            sessionLog.clear()
             s.stop(); server.stop()
         }
     }

@@ -161,6 +161,28 @@ final class ExtendedClipboardTests: XCTestCase {
         XCTAssertEqual(e.takeOutput(), [])
     }
 
+    /// A text prepared off the engine (as the session does on a worker) gives the same bytes
+    /// as one handed over raw; one prepared for another cap is prepared again for the engine's.
+    func testPreparedTextSameAsRaw() throws {
+        for caps in [Self.serverCaps, EC.serverMessage(.caps(formats: .text, actions: [.provide], sizes: [1000]))] {
+            let a = try engine(), b = try engine()
+            for e in [a, b] { try e.feed(caps); _ = e.takeOutput(); _ = e.takeEvents() }
+            let text = "prepared é 日本 😀\nline"
+            XCTAssertEqual(a.sendCutText(text), b.sendCutText(OutgoingCutText(text, limit: ClientSettings().clipboardByteLimit)))
+            XCTAssertEqual(a.takeOutput(), b.takeOutput())
+            try a.feed(EC.serverMessage(.request(.text))); try b.feed(EC.serverMessage(.request(.text)))
+            XCTAssertEqual(a.takeOutput(), b.takeOutput())
+            // prepared for a cap it is over: prepared again for the engine's, so still sent
+            XCTAssertEqual(b.sendCutText(OutgoingCutText(text, limit: 3)), a.sendCutText(text))
+            XCTAssertEqual(a.takeOutput(), b.takeOutput())
+        }
+        var small = ClientSettings(); small.clipboardLimit = 5
+        let c = try engine(small)
+        try c.feed(Self.serverCaps); _ = c.takeOutput(); _ = c.takeEvents()
+        c.sendCutText(OutgoingCutText("0123456789", limit: 1000))
+        XCTAssertEqual(c.takeEvents(), [.cutTextNotSent(length: 10, limit: 5)])
+    }
+
     func testProvideWithoutNotifyWhenServerLacksIt() throws {
         let caps = EC.serverMessage(.caps(formats: .text, actions: [.provide], sizes: [100]))
         let e = try engine()

@@ -670,3 +670,12 @@ extension XCTestCase {
         return server
     }
 }
+
+/// Lines a session logs, collected from its thread for assertions.
+final class LogLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String] = []
+    func append(_ line: String) { lock.withLock { stored.append(line) } }
+    var lines: [String] { lock.withLock { stored } }
+    func clear() { lock.withLock { stored.removeAll() } }
+}
