@@ -1,3 +1,5 @@
+import RFB
+
 // The trackpad mode's soft cursor: a position in framebuffer pixels that the viewer draws itself,
 // moved relatively by the finger. Plain values only (no SDL), so clamping and edge-follow are tested.
 
@@ -21,6 +23,13 @@ public struct SoftCursor: Equatable, Sendable {
         // the last pixel's far edge is excluded: `pixel` must stay a valid index
         x = min(max(0, x), w > 0 ? Double(w).nextDown : 0)
         y = min(max(0, y), h > 0 ? Double(h).nextDown : 0)
+    }
+
+    /// Keeps the cursor inside a framebuffer rectangle (the screen the view is framed on).
+    public mutating func keep(in r: Rect) {
+        guard r.w > 0, r.h > 0 else { return }
+        x = min(max(Double(r.x), x), Double(r.x + r.w).nextDown)
+        y = min(max(Double(r.y), y), Double(r.y + r.h).nextDown)
     }
 
     /// Moves by framebuffer pixels, clamped to the framebuffer.

@@ -1,6 +1,8 @@
 // The viewport: where the remote framebuffer is drawn in the window and how window points map
 // to framebuffer pixels and back. Plain values only (no SDL), so every mapping is unit-tested.
 
+import RFB
+
 /// How the framebuffer is scaled into the window.
 public enum ScalingMode: Equatable, Sendable, CustomStringConvertible {
     /// The whole desktop fits the window, aspect kept, centred with bars (the default).
@@ -56,6 +58,17 @@ public struct ViewRect: Equatable, Sendable {
 /// from the content's top-left) selects the visible part and is clamped to the content; when it
 /// is smaller, the content is centred and the rest are bars. The front end scrolls with the mouse
 /// wheel while Ctrl+Alt are held (horizontal wheel or Shift for sideways).
+///
+/// Region (one monitor of a multi-screen server): with `region` set, that framebuffer rectangle
+/// takes the framebuffer's place. Fit scales the region to the output; zoom is relative to
+/// framebuffer pixels as always; the region is centred when it fits, and the pan is clamped to
+/// it (`minPanX...maxPanX`) when it does not. `content` still describes the whole scaled
+/// framebuffer (so every existing mapping holds), placed so that the region is what shows;
+/// `drawRects` draws the region's pixels only, the rest of the output stays bars. A window point
+/// in a bar (outside the region but inside the window) maps to the nearest pixel of the region
+/// rather than to nil: the bars border other screens the user chose not to see, and clamping
+/// lets a quick pointer move reach the region's edge pixels (panels, hot corners) exactly. With
+/// `region` nil (or covering the whole framebuffer) everything is as without it.
 public struct Viewport: Equatable, Sendable {
     public private(set) var framebufferWidth = 0, framebufferHeight = 0
     public private(set) var windowWidth = 0, windowHeight = 0
@@ -63,6 +76,19 @@ public struct Viewport: Equatable, Sendable {
     public var mode: ScalingMode { didSet { clampPan() } }
     /// Scroll position in output pixels; always clamped.
     public private(set) var panX = 0.0, panY = 0.0
+    /// The framebuffer rectangle to show instead of the whole framebuffer (one monitor), or nil.
+    /// Clipped to the framebuffer; one that misses it entirely counts as nil (a resize may
+    /// remove the screen before the new layout arrives). Changing it keeps the pan's offset
+    /// from the region's corner, so switching between equal screens shows the same part.
+    public var region: Rect? {
+        didSet {
+            guard oldValue != region else { return }
+            let new = regionSpan, old = Viewport.span(of: Viewport.active(oldValue, framebufferWidth, framebufferHeight),
+                                                      framebufferWidth, framebufferHeight, contentWidth, contentHeight)
+            panX += new.x0 - old.x0; panY += new.y0 - old.y0
+            clampPan()
+        }
+    }
 
     public init(mode: ScalingMode = .fit) { self.mode = mode }
 
@@ -78,12 +104,27 @@ public struct Viewport: Equatable, Sendable {
     public var pixelsPerPointX: Double { windowWidth > 0 && outputWidth > 0 ? Double(outputWidth) / Double(windowWidth) : 1 }
     public var pixelsPerPointY: Double { windowHeight > 0 && outputHeight > 0 ? Double(outputHeight) / Double(windowHeight) : 1 }
 
+    /// The part of the framebuffer in use: `region` clipped to the framebuffer, nil when there is
+    /// no region or it is (or misses) the whole framebuffer.
+    public var activeRegion: Rect? { Viewport.active(region, framebufferWidth, framebufferHeight) }
+
+    /// The framebuffer rectangle shown: the active region, else the whole framebuffer.
+    public var shownRect: Rect { activeRegion ?? Rect(x: 0, y: 0, w: framebufferWidth, h: framebufferHeight) }
+
+    static func active(_ region: Rect?, _ fw: Int, _ fh: Int) -> Rect? {
+        guard let r = region, fw > 0, fh > 0 else { return nil }
+        let c = r.intersection(Rect(x: 0, y: 0, w: fw, h: fh))
+        if c.isEmpty || (c.w == fw && c.h == fh) { return nil }
+        return c
+    }
+
     /// Output pixels per framebuffer pixel for the current mode (before rounding to whole pixels).
     public var scale: Double {
         guard framebufferWidth > 0, framebufferHeight > 0 else { return 1 }
         switch mode {
         case .fit:
-            return min(Double(outputWidth) / Double(framebufferWidth), Double(outputHeight) / Double(framebufferHeight))
+            let r = shownRect
+            return min(Double(outputWidth) / Double(r.w), Double(outputHeight) / Double(r.h))
         case .zoom(let z):
             return z
         }
@@ -98,17 +139,82 @@ public struct Viewport: Equatable, Sendable {
     public var contentWidth: Int { framebufferWidth > 0 ? max(1, Int((Double(framebufferWidth) * scale).rounded())) : 0 }
     public var contentHeight: Int { framebufferHeight > 0 ? max(1, Int((Double(framebufferHeight) * scale).rounded())) : 0 }
 
-    /// How far the view can scroll in each direction (0 when the content fits).
-    public var maxPanX: Double { Double(max(0, contentWidth - outputWidth)) }
-    public var maxPanY: Double { Double(max(0, contentHeight - outputHeight)) }
-    public var canScroll: Bool { maxPanX > 0 || maxPanY > 0 }
+    /// How far the view can scroll in each direction (0 when the content fits). With a region,
+    /// the pan runs from `minPanX` (the region's left edge) to this.
+    public var maxPanX: Double {
+        guard activeRegion != nil else { return Double(max(0, contentWidth - outputWidth)) }
+        let s = regionSpan
+        // a region that is centred does not scroll, even within the fit tolerance
+        return regionFits(s.x1 - s.x0, outputWidth) ? minPanX : max(minPanX, (s.x1 - Double(outputWidth)).rounded(.down))
+    }
+    public var maxPanY: Double {
+        guard activeRegion != nil else { return Double(max(0, contentHeight - outputHeight)) }
+        let s = regionSpan
+        return regionFits(s.y1 - s.y0, outputHeight) ? minPanY : max(minPanY, (s.y1 - Double(outputHeight)).rounded(.down))
+    }
+    /// The smallest pan: 0, or with a region its top-left in content output pixels (rounded up
+    /// to whole pixels, so no sliver of the neighbouring screen shows).
+    public var minPanX: Double { activeRegion == nil ? 0 : regionSpan.x0.rounded(.up) }
+    public var minPanY: Double { activeRegion == nil ? 0 : regionSpan.y0.rounded(.up) }
+    public var canScroll: Bool { maxPanX > minPanX || maxPanY > minPanY }
 
-    /// Where the whole scaled framebuffer lies in output pixels (integer origin and size).
+    /// Where the whole scaled framebuffer lies in output pixels (integer origin and size; with a
+    /// region the origin may be fractional: a centred region's top-left is on whole pixels).
     public var content: ViewRect {
         let cw = contentWidth, ch = contentHeight
-        let x = cw <= outputWidth ? Double((outputWidth - cw) / 2) : -panX
-        let y = ch <= outputHeight ? Double((outputHeight - ch) / 2) : -panY
-        return ViewRect(x: x, y: y, w: Double(cw), h: Double(ch))
+        guard activeRegion != nil else {
+            let x = cw <= outputWidth ? Double((outputWidth - cw) / 2) : -panX
+            let y = ch <= outputHeight ? Double((outputHeight - ch) / 2) : -panY
+            return ViewRect(x: x, y: y, w: Double(cw), h: Double(ch))
+        }
+        let p = regionPlacement(regionSpan)
+        return ViewRect(x: p.contentX, y: p.contentY, w: Double(cw), h: Double(ch))
+    }
+
+    /// Where the shown region lies in output pixels (the same as `content` without a region).
+    public var regionContent: ViewRect {
+        guard activeRegion != nil else { return content }
+        let s = regionSpan, p = regionPlacement(s)
+        return ViewRect(x: p.regionX, y: p.regionY, w: s.x1 - s.x0, h: s.y1 - s.y0)
+    }
+
+    /// The content's and the region's top-left in output pixels: a region that fits is centred
+    /// on whole pixels, else the pan places the content (whole pixels). Each is computed
+    /// directly, not from the other, so the whole-pixel one stays exact.
+    private func regionPlacement(_ s: (x0: Double, y0: Double, x1: Double, y1: Double))
+        -> (contentX: Double, contentY: Double, regionX: Double, regionY: Double) {
+        let cx: Double, rx: Double, cy: Double, ry: Double
+        if regionFits(s.x1 - s.x0, outputWidth) {
+            rx = (Double(outputWidth) - (s.x1 - s.x0)).clampedHalf; cx = rx - s.x0
+        } else {
+            cx = -panX; rx = s.x0 - panX
+        }
+        if regionFits(s.y1 - s.y0, outputHeight) {
+            ry = (Double(outputHeight) - (s.y1 - s.y0)).clampedHalf; cy = ry - s.y0
+        } else {
+            cy = -panY; ry = s.y0 - panY
+        }
+        return (cx, cy, rx, ry)
+    }
+
+    /// A region fits when its scaled size is within the output; in fit mode, one output pixel
+    /// of rounding (the content size is whole pixels, the region's share of it is not) still
+    /// counts as fitting, so a fitted region never scrolls by a pixel.
+    private func regionFits(_ size: Double, _ output: Int) -> Bool {
+        size <= Double(output) + (mode == .fit ? 1 : 0)
+    }
+
+    /// The shown rectangle's edges in output pixels from the content's top-left. Without a region
+    /// exactly (0, 0, contentWidth, contentHeight).
+    var regionSpan: (x0: Double, y0: Double, x1: Double, y1: Double) {
+        Viewport.span(of: activeRegion, framebufferWidth, framebufferHeight, contentWidth, contentHeight)
+    }
+
+    static func span(of r: Rect?, _ fw: Int, _ fh: Int, _ cw: Int, _ ch: Int) -> (x0: Double, y0: Double, x1: Double, y1: Double) {
+        guard let r = r, fw > 0, fh > 0 else { return (0, 0, Double(cw), Double(ch)) }
+        // the same per-pixel factor as every mapping (content size over framebuffer size)
+        let sx = Double(cw) / Double(fw), sy = Double(ch) / Double(fh)
+        return (Double(r.x) * sx, Double(r.y) * sy, Double(r.maxX) * sx, Double(r.maxY) * sy)
     }
 
     /// Scrolls by output pixels; returns true when the view moved.
@@ -125,8 +231,20 @@ public struct Viewport: Equatable, Sendable {
 
     private mutating func clampPan() {
         // whole output pixels: keeps texture sampling aligned at 1:1
-        panX = min(max(0, panX.rounded()), maxPanX)
-        panY = min(max(0, panY.rounded()), maxPanY)
+        panX = min(max(minPanX, panX.rounded()), maxPanX)
+        panY = min(max(minPanY, panY.rounded()), maxPanY)
+    }
+
+    /// Changes the scaling mode keeping the framebuffer point under window point `p` where it is
+    /// (as far as whole-pixel pans allow; clamped to the framebuffer or region).
+    public mutating func setMode(_ m: ScalingMode, keepingWindowPoint p: ViewPoint) {
+        guard framebufferWidth > 0, framebufferHeight > 0 else { mode = m; return }
+        let c = content, o = toOutput(p)
+        let fx = (o.x - c.x) * Double(framebufferWidth) / max(1, c.w)
+        let fy = (o.y - c.y) * Double(framebufferHeight) / max(1, c.h)
+        mode = m
+        let sx = Double(contentWidth) / Double(framebufferWidth), sy = Double(contentHeight) / Double(framebufferHeight)
+        setPan(x: fx * sx - o.x, y: fy * sy - o.y)
     }
 
     /// Window point → output pixel.
@@ -135,11 +253,19 @@ public struct Viewport: Equatable, Sendable {
     public func toWindow(output p: ViewPoint) -> ViewPoint { ViewPoint(x: p.x / pixelsPerPointX, y: p.y / pixelsPerPointY) }
 
     /// The framebuffer pixel under a window point, or nil in the bars (or outside the window);
-    /// nothing is sent for nil.
+    /// nothing is sent for nil. With a region, a point in the window but outside the region maps
+    /// to the region's nearest pixel instead (see the type's comment).
     public func framebufferPixel(atWindow p: ViewPoint) -> (x: Int, y: Int)? {
         let c = content
         guard framebufferWidth > 0, framebufferHeight > 0, c.w > 0, c.h > 0 else { return nil }
         let o = toOutput(p)
+        if let r = activeRegion {
+            guard o.x >= 0, o.y >= 0, o.x < Double(outputWidth), o.y < Double(outputHeight) else { return nil }
+            let fx = ((o.x - c.x) * Double(framebufferWidth) / c.w).rounded(.down)
+            let fy = ((o.y - c.y) * Double(framebufferHeight) / c.h).rounded(.down)
+            // clamped as doubles first: Int() of a huge value would trap
+            return (Int(min(max(fx, Double(r.x)), Double(r.maxX - 1))), Int(min(max(fy, Double(r.y)), Double(r.maxY - 1))))
+        }
         guard o.x >= 0, o.y >= 0, o.x < Double(outputWidth), o.y < Double(outputHeight), c.contains(o) else { return nil }
         let fx = Int(((o.x - c.x) * Double(framebufferWidth) / c.w).rounded(.down))
         let fy = Int(((o.y - c.y) * Double(framebufferHeight) / c.h).rounded(.down))
@@ -163,22 +289,31 @@ public struct Viewport: Equatable, Sendable {
     }
 
     /// What to draw: the framebuffer pixels that are visible (whole pixels) and where they go in
-    /// output pixels (fractional at the edges when zoomed). Nil when nothing is visible.
+    /// output pixels (fractional at the edges when zoomed). Nil when nothing is visible. With a
+    /// region, only the region's pixels.
     public func drawRects() -> (source: (x: Int, y: Int, w: Int, h: Int), destination: ViewRect)? {
         let c = content
         guard framebufferWidth > 0, framebufferHeight > 0, c.w > 0, c.h > 0, outputWidth > 0, outputHeight > 0 else { return nil }
         let sx = c.w / Double(framebufferWidth), sy = c.h / Double(framebufferHeight)
-        // visible part of the content, in framebuffer pixels, widened to whole pixels
-        let vx0 = max(0, c.x), vy0 = max(0, c.y)
-        let vx1 = min(Double(outputWidth), c.x + c.w), vy1 = min(Double(outputHeight), c.y + c.h)
+        // without a region: r is the whole framebuffer and s is (0, 0, c.w, c.h), as before
+        let r = shownRect, s = regionSpan
+        // visible part of the shown rectangle, in framebuffer pixels, widened to whole pixels
+        let vx0 = max(0, c.x + s.x0), vy0 = max(0, c.y + s.y0)
+        let vx1 = min(Double(outputWidth), c.x + s.x1), vy1 = min(Double(outputHeight), c.y + s.y1)
         guard vx1 > vx0, vy1 > vy0 else { return nil }
-        let fx0 = max(0, Int(((vx0 - c.x) / sx).rounded(.down)))
-        let fy0 = max(0, Int(((vy0 - c.y) / sy).rounded(.down)))
-        let fx1 = min(framebufferWidth, Int(((vx1 - c.x) / sx).rounded(.up)))
-        let fy1 = min(framebufferHeight, Int(((vy1 - c.y) / sy).rounded(.up)))
+        let fx0 = max(r.x, Int(((vx0 - c.x) / sx).rounded(.down)))
+        let fy0 = max(r.y, Int(((vy0 - c.y) / sy).rounded(.down)))
+        let fx1 = min(r.maxX, Int(((vx1 - c.x) / sx).rounded(.up)))
+        let fy1 = min(r.maxY, Int(((vy1 - c.y) / sy).rounded(.up)))
         guard fx1 > fx0, fy1 > fy0 else { return nil }
         let dst = ViewRect(x: c.x + Double(fx0) * sx, y: c.y + Double(fy0) * sy,
                            w: Double(fx1 - fx0) * sx, h: Double(fy1 - fy0) * sy)
         return ((fx0, fy0, fx1 - fx0, fy1 - fy0), dst)
     }
+}
+
+private extension Double {
+    /// Half of a leftover size, whole pixels, never negative (a region within the fit tolerance
+    /// sits at the edge rather than a pixel outside it).
+    var clampedHalf: Double { Swift.max(0, (self / 2).rounded(.down)) }
 }
