@@ -429,6 +429,7 @@ public struct GestureRecognizer: Sendable {
         let fy = v.pixelsPerPointY * Double(v.framebufferHeight) / max(1, c.h)
         let old = cursor.pixel
         cursor.move(dx: dx * fx * g, dy: dy * fy * g, framebufferWidth: v.framebufferWidth, height: v.framebufferHeight)
+        cursor.keep(in: v.shownRect)   // on the chosen screen, when the view shows one
         if cursor.follow(&v) { out.append(.viewChanged) }
         let p = cursor.pixel
         if p != old { out.append(.pointer(x: p.x, y: p.y, buttons: buttons)) }
@@ -449,7 +450,7 @@ public struct GestureRecognizer: Sendable {
         // the content follows the fingers, so the pan moves against them
         let desiredX = v.panX + carryX - dx * v.pixelsPerPointX
         let desiredY = v.panY + carryY - dy * v.pixelsPerPointY
-        let cx = min(max(desiredX, 0), v.maxPanX), cy = min(max(desiredY, 0), v.maxPanY)
+        let cx = min(max(desiredX, v.minPanX), v.maxPanX), cy = min(max(desiredY, v.minPanY), v.maxPanY)
         v.setPan(x: cx, y: cy)
         // the viewport keeps whole pixels; the fraction carries over so slow drags still pan
         carryX = cx - v.panX; carryY = cy - v.panY
@@ -506,12 +507,14 @@ public struct GestureRecognizer: Sendable {
         return pts.count >= 2 ? dist(pts[0], pts[1]) : 0
     }
 
-    /// The framebuffer pixel under a window point, clamped to the framebuffer (a touch in the bars
-    /// goes to the nearest edge pixel: on a touch screen the bar is the closest one can get).
+    /// The framebuffer pixel under a window point, clamped to what the view shows (the whole
+    /// framebuffer, or the chosen screen): a touch in the bars goes to the nearest edge pixel,
+    /// on a touch screen the bar is the closest one can get.
     func pixel(_ p: ViewPoint, _ v: Viewport) -> (x: Int, y: Int) {
         let f = framebufferPoint(atWindow: p, v)
-        return (min(max(0, Int(f.x.rounded(.down))), max(0, v.framebufferWidth - 1)),
-                min(max(0, Int(f.y.rounded(.down))), max(0, v.framebufferHeight - 1)))
+        let r = v.shownRect
+        return (min(max(r.x, Int(f.x.rounded(.down))), max(r.x, r.x + r.w - 1)),
+                min(max(r.y, Int(f.y.rounded(.down))), max(r.y, r.y + r.h - 1)))
     }
 
     /// Fractional framebuffer coordinates of a window point (unclamped).

@@ -17,6 +17,8 @@ public enum RouterAction: Equatable, Sendable {
     case retryNow
     /// After the connection ended (--on-disconnect prompt): connect again.
     case reconnect
+    /// The on-screen keyboard appeared or went away: the desktop area changes.
+    case keyboardChanged
 }
 
 /// SDL events → RFB input (through an `InputSink`) and window actions. Owns the viewport, the
@@ -30,6 +32,12 @@ public enum RouterAction: Equatable, Sendable {
 ///   Points in the bars send nothing (a release still goes out if the press did).
 /// - Scrolling a zoomed view: the wheel with Ctrl+Alt held pans (Shift or the horizontal wheel
 ///   pans sideways); without them the wheel goes to the server.
+/// - Touch: SDL finger events go to the gesture recogniser (touch or trackpad mode) and the
+///   pointer events it makes to the server; the mouse events SDL synthesises from touches
+///   (`which == SDL_TOUCH_MOUSEID`) are dropped, so a tap is one click. Over the menu, the
+///   reconnect countdown or the end message, a finger acts as a left click; on the on-screen
+///   keyboard it presses keys. A swipe down from the top edge opens the menu, a swipe up from
+///   the bottom edge shows the keyboard (a keyboard-less kiosk has no F8).
 public final class InputRouter {
     public weak var sink: InputSink?
     public var viewOnly: Bool
@@ -59,12 +67,42 @@ public final class InputRouter {
     /// Wheel notches per event sent at most (a flung wheel should not flood the server).
     static let maxNotches = 10
 
+    // touch
+    public private(set) var gestures: GestureRecognizer
+    public var touchMode: TouchInputMode { gestures.mode }
+    /// Trackpad mode after a finger moved the pointer: the window draws the soft cursor (a
+    /// mouse motion hides it again, the system cursor being where the mouse is).
+    public private(set) var softCursorVisible = false
+    /// The on-screen keyboard while shown.
+    public private(set) var keyboard: OnScreenKeyboard?
+    /// While set (a credential prompt is up), on-screen key events go here, not to the server.
+    public var keyboardTarget: ((OnScreenKeyEvent) -> Void)?
+    /// The whole window in points (the viewport may be smaller: the keyboard takes the bottom).
+    public var windowSize = (w: 0.0, h: 0.0)
+
+    enum UIFinger { case click, keyboard, consumed }
+    /// Fingers that landed on UI, and what they do until lifted; never gestures.
+    private var uiFingers: [Int64: UIFinger] = [:]
+    /// Fingers the recogniser is following.
+    private var gestureFingers = Set<Int64>()
+    /// A finger that landed on the top or bottom edge: held back until it is a swipe (menu,
+    /// keyboard) or not (then replayed to the recogniser with its own timestamps).
+    private var edgeTouch: (finger: Int64, top: Bool, events: [TouchEvent])?
+
+    /// Points from the window's top or bottom edge where a swipe starts.
+    static let edgeZone = 14.0
+    /// How far (points) and how soon (s) a swipe must go inward.
+    static let edgeSwipeDistance = 48.0, edgeSwipeTime = 0.6
+
     public init(sink: InputSink?, viewport: Viewport = Viewport(), viewOnly: Bool = false,
-                keyTranslator: KeyTranslating = KeyMapTranslator()) {
+                keyTranslator: KeyTranslating = KeyMapTranslator(), touchMode: TouchInputMode = .touch) {
         self.sink = sink
         self.viewport = viewport
         self.viewOnly = viewOnly
         self.keyTranslator = keyTranslator
+        gestures = GestureRecognizer(mode: touchMode)
+        // trackpad mode shows its cursor from the start: a finger has to know where it is
+        softCursorVisible = touchMode == .trackpad
     }
 
     public var menuOpen: Bool { menu != nil }
@@ -92,16 +130,28 @@ public final class InputRouter {
             return key(KeyInput(scancode: Int32(k.keysym.scancode.rawValue), sym: k.keysym.sym, mod: k.keysym.mod,
                                 down: down, isRepeat: k.repeat != 0, evdevCode: evdev))
         case SDL_MOUSEMOTION.rawValue:
-            return motion(ViewPoint(x: Double(e.motion.x), y: Double(e.motion.y)))
+            // SDL's mouse copy of a touch: the finger events carry it
+            guard e.motion.which != InputRouter.touchMouseID else { return [] }
+            return mouseMotion(ViewPoint(x: Double(e.motion.x), y: Double(e.motion.y)))
         case SDL_MOUSEBUTTONDOWN.rawValue, SDL_MOUSEBUTTONUP.rawValue:
+            guard e.button.which != InputRouter.touchMouseID else { return [] }
             return button(Int32(e.button.button), down: e.type == SDL_MOUSEBUTTONDOWN.rawValue,
                           at: ViewPoint(x: Double(e.button.x), y: Double(e.button.y)))
-        case SDL_MOUSEWHEEL.rawValue:
+        case SDL_FINGERDOWN.rawValue, SDL_FINGERMOTION.rawValue, SDL_FINGERUP.rawValue:
+            let f = e.tfinger
+            let phase: TouchEvent.Phase = e.type == SDL_FINGERDOWN.rawValue ? .down : e.type == SDL_FINGERUP.rawValue ? .up : .move
+            // SDL gives 0...1 of the window (of the touch device on KMSDRM, which is the screen)
+            let (w, h) = windowSize.w > 0 ? windowSize : (Double(viewport.windowWidth), Double(viewport.windowHeight))
+            return touch(TouchEvent(finger: f.fingerId, phase, x: Double(f.x) * w, y: Double(f.y) * h,
+                                    time: Double(f.timestamp) / 1000))
+        case SDL_MOUSEWHEEL.rawValue where e.wheel.which != InputRouter.touchMouseID:
             let flip: Int32 = e.wheel.direction == SDL_MOUSEWHEEL_FLIPPED.rawValue ? -1 : 1
             return wheel(dx: Int(e.wheel.x * flip), dy: Int(e.wheel.y * flip),
                          at: ViewPoint(x: Double(e.wheel.mouseX), y: Double(e.wheel.mouseY)))
         case SDL_WINDOWEVENT.rawValue:
             if e.window.event == UInt8(SDL_WINDOWEVENT_FOCUS_LOST.rawValue) { releaseAll(); held.removeAll() }
+            return []
+        case SDL_MOUSEWHEEL.rawValue where e.wheel.which == InputRouter.touchMouseID:
             return []
         default:
             return []
@@ -160,13 +210,19 @@ public final class InputRouter {
         held.contains(Int32(SDL_SCANCODE_LSHIFT.rawValue)) || held.contains(Int32(SDL_SCANCODE_RSHIFT.rawValue))
     }
 
-    /// Releases every key and button the server thinks is down (focus lost, menu opened).
+    /// Releases every key and button the server thinks is down (focus lost, menu opened), and
+    /// forgets the gestures under way.
     public func releaseAll() {
         for (_, out) in pressed { sink?.sendKey(out.keysym, down: false, xtKeycode: out.xtKeycode) }
         pressed.removeAll()
+        if var k = keyboard { sendKeyboard(k.releaseAll()); keyboard = k }
+        let gestureRelease = gestures.reset()
+        uiFingers.removeAll(); gestureFingers.removeAll(); edgeTouch = nil
         if buttons != 0, let p = lastSent {
             buttons = 0
             sink?.sendPointer(x: p.x, y: p.y, buttons: 0)
+        } else {
+            for case .pointer(let x, let y, let b) in gestureRelease { send((x, y), b) }
         }
         buttons = 0
     }
@@ -175,7 +231,8 @@ public final class InputRouter {
 
     public func openMenu() {
         releaseAll()
-        menu = ViewerMenu(fullscreen: fullscreen, scaling: viewport.mode, viewOnly: viewOnly)
+        menu = ViewerMenu(fullscreen: fullscreen, scaling: viewport.mode, viewOnly: viewOnly,
+                          touchMode: touchMode, keyboardShown: keyboard != nil, zoomed: viewport.mode != .fit)
     }
 
     public func closeMenu() { menu = nil }
@@ -220,6 +277,9 @@ public final class InputRouter {
         case .sendCtrlAltDel: sendCtrlAltDel()
         case .sendF8: sendF8()
         case .disconnect: out.append(.disconnect)
+        case .setTouchMode(let m): out += setTouchMode(m)
+        case .resetZoom: out += apply(gestures.resetZoom(&viewport))
+        case .toggleKeyboard: out += setKeyboard(shown: keyboard == nil)
         }
         return out
     }
@@ -240,6 +300,23 @@ public final class InputRouter {
 
     // MARK: pointer
 
+    /// The on-screen keyboard's holder id for the mouse (finger ids are SDL's, not negative).
+    static let mouseKeyID: Int64 = -1
+    /// SDL's id for mouse events made from touches.
+    static let touchMouseID = UInt32(bitPattern: -1)
+
+    /// A real mouse moved: in trackpad mode the soft cursor jumps to it and hides (the system
+    /// cursor is there), so a finger carries on from where the mouse left the pointer.
+    func mouseMotion(_ p: ViewPoint) -> [RouterAction] {
+        var out: [RouterAction] = []
+        if softCursorVisible { softCursorVisible = false; out.append(.redraw) }
+        if menu == nil, touchMode == .trackpad, let fp = viewport.framebufferPixel(atWindow: p) {
+            gestures.cursor.set(x: Double(fp.x) + 0.5, y: Double(fp.y) + 0.5,
+                                framebufferWidth: viewport.framebufferWidth, height: viewport.framebufferHeight)
+        }
+        return out + motion(p)
+    }
+
     func motion(_ p: ViewPoint) -> [RouterAction] {
         if var m = menu {
             if let r = m.row(at: p), r != m.selected { m.selected = r; menu = m; return [.redraw] }
@@ -258,6 +335,15 @@ public final class InputRouter {
             // a press outside the (laid out) menu closes it
             if down, m.frame.w > 0, !m.frame.contains(p) { menu = nil; return [.menuChanged, .redraw] }
             return []
+        }
+        // the mouse on the on-screen keyboard (a kiosk may have both)
+        if keyboard != nil, b == SDL_BUTTON_LEFT {
+            if down, keyboard?.contains(p) == true { return keyboardPress(p, id: InputRouter.mouseKeyID) }
+            if !down, var k = keyboard, k.isHolding {
+                let evs = k.release(id: InputRouter.mouseKeyID)
+                keyboard = k
+                if !evs.isEmpty { sendKeyboard(evs); return [.redraw] }
+            }
         }
         guard !sessionEnded, !viewOnly else { return [] }
         let bit: UInt16
@@ -308,6 +394,197 @@ public final class InputRouter {
 
     private func send(_ p: (x: Int, y: Int), _ mask: UInt16) {
         lastSent = p
-        sink?.sendPointer(x: p.x, y: p.y, buttons: mask)
+        // a mouse and a finger at once (a kiosk may have both): the server sees both held
+        sink?.sendPointer(x: p.x, y: p.y, buttons: mask | gestures.buttons)
+    }
+
+    // MARK: touch
+
+    /// Switches touch mode (menu, or the front end at start). A drag under way is released.
+    public func setTouchMode(_ m: TouchInputMode) -> [RouterAction] {
+        guard m != touchMode else { return [] }
+        var out = apply(gestures.setMode(m))
+        gestureFingers.removeAll()
+        if m == .trackpad {
+            // the soft cursor starts where the pointer last was (or the middle)
+            let p = lastSent ?? (viewport.framebufferWidth / 2, viewport.framebufferHeight / 2)
+            gestures.cursor.set(x: Double(p.x) + 0.5, y: Double(p.y) + 0.5,
+                                framebufferWidth: viewport.framebufferWidth, height: viewport.framebufferHeight)
+        }
+        softCursorVisible = m == .trackpad
+        out.append(.redraw)
+        return out
+    }
+
+    /// Shows or hides the on-screen keyboard; hiding releases what it holds.
+    public func setKeyboard(shown: Bool) -> [RouterAction] {
+        guard shown != (keyboard != nil) else { return [] }
+        if shown {
+            keyboard = OnScreenKeyboard()
+        } else {
+            if var k = keyboard { sendKeyboard(k.releaseAll()) }
+            keyboard = nil
+            uiFingers = uiFingers.filter { $0.value != .keyboard }
+        }
+        return [.keyboardChanged, .redraw]
+    }
+
+    /// The window lays the keyboard out where it draws it.
+    public func setKeyboardLayout(_ frame: ViewRect) { keyboard?.layout(in: frame) }
+
+    /// The soft cursor starts in the middle of the first framebuffer and stays on one that
+    /// shrank under it.
+    public func clampSoftCursor() {
+        let w = viewport.framebufferWidth, h = viewport.framebufferHeight
+        guard w > 0, h > 0 else { return }
+        if !cursorPlaced {
+            cursorPlaced = true
+            gestures.cursor.set(x: Double(w) / 2, y: Double(h) / 2, framebufferWidth: w, height: h)
+        }
+        gestures.cursor.clamp(framebufferWidth: w, height: h)
+    }
+    private var cursorPlaced = false
+
+    /// True while `poll` has work (momentum coasting, a trackpad click waiting for a second tap).
+    public var needsPolling: Bool { gestures.needsPolling }
+
+    /// Time-driven gestures; `now` on the finger events' clock (SDL_GetTicks, in seconds).
+    public func poll(now: Double) -> [RouterAction] {
+        apply(gestures.poll(now: now, viewport: &viewport))
+    }
+
+    /// One finger event in window points (also the entry point for tests).
+    public func touch(_ t: TouchEvent) -> [RouterAction] {
+        if let ui = uiFingers[t.finger] { return uiTouch(t, ui) }
+        if t.phase == .down {
+            if reconnecting || sessionEnded || menu != nil {
+                // the first finger clicks, as the mouse would
+                uiFingers[t.finger] = .click
+                return uiFingers.count == 1 ? button(SDL_BUTTON_LEFT, down: true, at: t.point) : []
+            }
+            if let k = keyboard, k.contains(t.point) {
+                uiFingers[t.finger] = .keyboard
+                return keyboardPress(t.point, id: t.finger)
+            }
+        }
+        if var edge = edgeTouch {
+            if t.finger == edge.finger {
+                edge.events.append(t)
+                edgeTouch = edge
+                return edgeProgress(t)
+            }
+            // another finger: not an edge swipe after all
+            var out = flushEdge()
+            out += gestureTouch(t)
+            return out
+        }
+        if t.phase == .down && gestureFingers.isEmpty && !gestures.needsPolling {
+            let h = windowSize.h > 0 ? windowSize.h : Double(viewport.windowHeight)
+            let top = t.y < InputRouter.edgeZone
+            let bottom = keyboard == nil && h > 0 && t.y >= h - InputRouter.edgeZone
+            if top || bottom {
+                edgeTouch = (t.finger, top, [t])
+                return []
+            }
+        }
+        return gestureTouch(t)
+    }
+
+    func uiTouch(_ t: TouchEvent, _ ui: UIFinger) -> [RouterAction] {
+        switch (ui, t.phase) {
+        case (.click, .move):
+            return uiFingers.first?.key == t.finger || uiFingers.count == 1 ? motion(t.point) : []
+        case (.click, .up):
+            uiFingers[t.finger] = nil
+            return uiFingers.isEmpty ? button(SDL_BUTTON_LEFT, down: false, at: t.point) : []
+        case (.keyboard, .up):
+            uiFingers[t.finger] = nil
+            guard var k = keyboard else { return [] }
+            sendKeyboard(k.release(id: t.finger))
+            keyboard = k
+            return [.redraw]
+        case (.consumed, .up):
+            uiFingers[t.finger] = nil
+            return []
+        default:
+            return []
+        }
+    }
+
+    func edgeProgress(_ t: TouchEvent) -> [RouterAction] {
+        guard let edge = edgeTouch, let first = edge.events.first else { return [] }
+        let dy = t.y - first.y, dx = t.x - first.x
+        let inward = edge.top ? dy : -dy
+        if t.phase == .move && inward >= InputRouter.edgeSwipeDistance && abs(dx) < inward
+            && t.time - first.time <= InputRouter.edgeSwipeTime {
+            edgeTouch = nil
+            uiFingers[t.finger] = .consumed
+            if edge.top {
+                openMenu()
+                return [.menuChanged, .redraw]
+            }
+            return setKeyboard(shown: true)
+        }
+        if t.phase == .up || abs(dx) >= InputRouter.edgeSwipeDistance || t.time - first.time > InputRouter.edgeSwipeTime {
+            return flushEdge()
+        }
+        return []
+    }
+
+    /// Replays a held-back edge touch to the recogniser.
+    func flushEdge() -> [RouterAction] {
+        guard let edge = edgeTouch else { return [] }
+        edgeTouch = nil
+        return edge.events.flatMap { gestureTouch($0) }
+    }
+
+    func gestureTouch(_ t: TouchEvent) -> [RouterAction] {
+        switch t.phase {
+        case .down: gestureFingers.insert(t.finger)
+        case .up: gestureFingers.remove(t.finger)
+        case .move: guard gestureFingers.contains(t.finger) else { return [] }
+        }
+        var out: [RouterAction] = []
+        if touchMode == .trackpad && !softCursorVisible { softCursorVisible = true; out.append(.redraw) }
+        return out + apply(gestures.handle(t, viewport: &viewport))
+    }
+
+    /// Sends a recogniser's pointer events (merged with mouse buttons held) and passes on view changes.
+    func apply(_ actions: [GestureAction]) -> [RouterAction] {
+        var out: [RouterAction] = []
+        for a in actions {
+            switch a {
+            case .pointer(let x, let y, let b):
+                if touchMode == .trackpad { out.append(.redraw) }   // the soft cursor moved
+                guard !sessionEnded, !viewOnly else { continue }
+                lastSent = (x, y)
+                sink?.sendPointer(x: x, y: y, buttons: b | buttons)
+            case .viewChanged:
+                out.append(.redraw)
+            }
+        }
+        return out
+    }
+
+    func keyboardPress(_ p: ViewPoint, id: Int64) -> [RouterAction] {
+        guard var k = keyboard else { return [] }
+        let r = k.press(at: p, id: id)
+        keyboard = k
+        switch r {
+        case .none: return []
+        case .latchChanged: return [.redraw]
+        case .hide: return setKeyboard(shown: false)
+        case .send(let evs):
+            sendKeyboard(evs)
+            return [.redraw]
+        }
+    }
+
+    func sendKeyboard(_ evs: [OnScreenKeyEvent]) {
+        for e in evs {
+            if let target = keyboardTarget { target(e); continue }
+            guard !viewOnly, !sessionEnded else { continue }
+            sink?.sendKey(e.keysym, down: e.down, xtKeycode: nil)
+        }
     }
 }

@@ -7,13 +7,15 @@ public enum MenuAction: Equatable, Sendable {
     case sendCtrlAltDel
     case sendF8
     case disconnect
+    case setTouchMode(TouchInputMode)
+    case resetZoom
+    case toggleKeyboard
 }
 
 /// The F8 menu (like vncviewer's): a list of entries, one selected, laid out in window points
 /// by the overlay so that mouse hits use the same geometry that is drawn. Main thread only.
 ///
-/// Only entries that work now are listed; input modes and the monitor picker are added by their
-/// own issues.
+/// Only entries that work now are listed; the monitor picker is added by its own issue.
 public struct ViewerMenu: Equatable {
     public struct Item: Equatable {
         public var title: String
@@ -33,7 +35,8 @@ public struct ViewerMenu: Equatable {
     /// The scalings offered in the menu.
     public static let scalings: [ScalingMode] = [.fit, .zoom(1), .zoom(2)]
 
-    public init(fullscreen: Bool, scaling: ScalingMode, viewOnly: Bool) {
+    public init(fullscreen: Bool, scaling: ScalingMode, viewOnly: Bool,
+                touchMode: TouchInputMode = .touch, keyboardShown: Bool = false, zoomed: Bool = false) {
         items.append(Item(title: "Full screen", action: .toggleFullscreen, checked: fullscreen, separatorAbove: false))
         var first = true
         for s in ViewerMenu.scalings {
@@ -50,7 +53,16 @@ public struct ViewerMenu: Equatable {
             // a --scale N% that is not in the list is shown too, so the check mark has a home
             items.append(Item(title: "Scale \(ScalingMode.zoom(z))", action: .setScaling(scaling), checked: true, separatorAbove: false))
         }
+        if zoomed {
+            items.append(Item(title: "Reset zoom", action: .resetZoom, checked: false, separatorAbove: false))
+        }
         if !viewOnly {
+            // touch input: how a finger drives the pointer
+            items.append(Item(title: "Touch: pointer under the finger", action: .setTouchMode(.touch),
+                              checked: touchMode == .touch, separatorAbove: true))
+            items.append(Item(title: "Touch: trackpad with soft cursor", action: .setTouchMode(.trackpad),
+                              checked: touchMode == .trackpad, separatorAbove: false))
+            items.append(Item(title: "On-screen keyboard", action: .toggleKeyboard, checked: keyboardShown, separatorAbove: false))
             items.append(Item(title: "Send Ctrl+Alt+Del", action: .sendCtrlAltDel, checked: false, separatorAbove: true))
             items.append(Item(title: "Send F8", action: .sendF8, checked: false, separatorAbove: false))
         }

@@ -48,6 +48,13 @@ public final class ViewerWindow {
     /// The PRIMARY selection too (`--clipboard-primary`); set before `run()`.
     public var clipboardPrimary = false
     var clipboard: ClipboardBridge?
+    /// How fingers drive the pointer at start (`--touch`, `--trackpad`); set before `run()`.
+    public var touchMode: TouchInputMode = .touch
+    /// Show the on-screen keyboard from the start (`--on-screen-keyboard`); set before `run()`.
+    public var showKeyboardAtStart = false
+    /// Trackpad mode's cursor sprite (the server's shape or an arrow).
+    var softCursor: SoftCursorSprite?
+    var lastCursorImage: CursorImage?
     /// A transient notice (a clipboard text refused for size) and when it goes away; while one
     /// is up the loop waits with a timeout, otherwise it sleeps.
     var notice: (text: String, until: Double)?
@@ -122,7 +129,8 @@ public final class ViewerWindow {
         }
         guard let r = renderer else { throw ViewerWindow.sdlError("SDL_CreateRenderer") }
         frameInterval = ViewerWindow.presentInterval(r, window)
-        let router = InputRouter(sink: session, viewport: Viewport(mode: initialScaling), viewOnly: viewOnly, keyTranslator: keyTranslator)
+        let router = InputRouter(sink: session, viewport: Viewport(mode: initialScaling), viewOnly: viewOnly,
+                                 keyTranslator: keyTranslator, touchMode: touchMode)
         router.fullscreen = fullscreen
         self.router = router
         let dir: ClipboardDirection = viewOnly ? (clipboardDirection.receives ? .receive : .off) : clipboardDirection
@@ -140,15 +148,21 @@ public final class ViewerWindow {
         defer { session.stop() }
         // first: a session thread waiting on a prompt is released before the session stops
         defer { closePrompt(); prompter?.detach() }
+        if showKeyboardAtStart { _ = router.setKeyboard(shown: true) }
         syncSizes()
         applyCursor()
+        if let path = ProcessInfo.processInfo.environment["FARCAST_TOUCH_REPLAY"] { TouchReplay.start(path: path, log: session.log) }
 
         var needsPresent = true
         var nextPresent = 0.0
         var e = SDL_Event()
         while !quit {
             let got: Bool
-            if needsPresent {
+            if router.needsPolling {
+                // momentum or a trackpad click waiting: wake each frame; idle otherwise
+                let wait = max(0.001, min(1.0 / 60, needsPresent ? nextPresent - ViewerWindow.now() : 1.0 / 60))
+                got = SDL_WaitEventTimeout(&e, Int32((wait * 1000).rounded(.up))) != 0
+            } else if needsPresent {
                 let wait = nextPresent - ViewerWindow.now()
                 got = wait > 0 ? SDL_WaitEventTimeout(&e, Int32((wait * 1000).rounded(.up))) != 0 : SDL_PollEvent(&e) != 0
             } else if case .waiting = session.state {
@@ -166,6 +180,10 @@ public final class ViewerWindow {
                 } while !quit && SDL_PollEvent(&e) != 0
             }
             if quit { break }
+            if router.needsPolling {
+                // the gesture clock is SDL's event timestamps (milliseconds since SDL_Init)
+                if handleActions(router.poll(now: Double(SDL_GetTicks()) / 1000)) { needsPresent = true }
+            }
             if let n = notice, ViewerWindow.now() >= n.until {
                 notice = nil
                 needsPresent = true
@@ -191,6 +209,7 @@ public final class ViewerWindow {
         SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
         guard let s = SDL_GetWindowSurface(window) else { return false }
         if s == surface, renderer != nil { return true }
+        softCursor = nil   // its texture belongs to the old renderer
         frame = nil
         overlay = nil
         if let r = renderer { SDL_DestroyRenderer(r) }
@@ -215,6 +234,7 @@ public final class ViewerWindow {
     static func now() -> Double { Double(SDL_GetPerformanceCounter()) / Double(SDL_GetPerformanceFrequency()) }
 
     func teardown() {
+        softCursor = nil
         frame = nil
         overlay = nil
         for c in [remoteCursor, dotCursor, arrowCursor] { if let c { SDL_FreeCursor(c) } }
@@ -243,7 +263,7 @@ public final class ViewerWindow {
             sessionChanged()
             return notice != nil || had
         case _ where prompt != nil && e.type != SDL_WINDOWEVENT.rawValue:
-            return handlePrompt(e)
+            return handlePromptInput(e)
         case SDL_WINDOWEVENT.rawValue:
             // a selection another program set while we did not own it
             if e.window.event == UInt8(SDL_WINDOWEVENT_FOCUS_GAINED.rawValue) { clipboard?.localClipboardChanged(); sessionChanged() }
@@ -252,9 +272,16 @@ public final class ViewerWindow {
             fullPresent = true
             return true
         default:
-            var redraw = false
-            defer { if redraw { fullPresent = true } }
-            for a in router.handle(e) {
+            return handleActions(router.handle(e))
+        }
+    }
+
+    /// Carries out what the router asked for; true when the window needs presenting.
+    func handleActions(_ actions: [RouterAction]) -> Bool {
+        guard let router else { return false }
+        var redraw = false
+        defer { if redraw { fullPresent = true } }
+        for a in actions {
                 switch a {
                 case .redraw: redraw = true
                 case .toggleFullscreen: toggleFullscreen()
@@ -277,10 +304,59 @@ public final class ViewerWindow {
                     router.sessionEnded = false
                     applyCursor()
                     session.restart()
+                case .keyboardChanged:
+                    syncSizes()
+                    redraw = true
                 }
             }
-            return redraw
+        if router.softCursorVisible != softCursorShown { applyCursor() }
+        return redraw
+    }
+
+    /// Input while the credential prompt is up. Fingers: on the on-screen keyboard they type
+    /// into the prompt; elsewhere a finger is a click (SDL's mouse copies of touches are
+    /// dropped, so each tap counts once).
+    func handlePromptInput(_ e: SDL_Event) -> Bool {
+        guard let router else { return handlePrompt(e) }
+        switch e.type {
+        case SDL_MOUSEMOTION.rawValue, SDL_MOUSEBUTTONDOWN.rawValue, SDL_MOUSEBUTTONUP.rawValue:
+            if e.button.which == UInt32(bitPattern: -1) { return false }
+        case SDL_FINGERDOWN.rawValue, SDL_FINGERMOTION.rawValue, SDL_FINGERUP.rawValue:
+            var w: Int32 = 0, h: Int32 = 0
+            SDL_GetWindowSize(window, &w, &h)
+            let p = ViewPoint(x: Double(e.tfinger.x) * Double(w), y: Double(e.tfinger.y) * Double(h))
+            if router.keyboard?.contains(p) == true || e.type != SDL_FINGERDOWN.rawValue {
+                var redraw = false
+                router.keyboardTarget = { [weak self] k in if self?.promptKey(k) == true { redraw = true } }
+                defer { router.keyboardTarget = nil }
+                redraw = handleActions(router.handle(e)) || redraw
+                return redraw
+            }
+            var c = SDL_Event()
+            c.type = SDL_MOUSEBUTTONDOWN.rawValue
+            c.button.button = UInt8(SDL_BUTTON_LEFT)
+            c.button.x = Int32(p.x); c.button.y = Int32(p.y)
+            return handlePrompt(c)
+        default: break
         }
+        return handlePrompt(e)
+    }
+
+    /// An on-screen key typed into the prompt: printable keys as text, the rest as SDL keys.
+    func promptKey(_ k: OnScreenKeyEvent) -> Bool {
+        guard k.down, prompt != nil else { return false }
+        var e = SDL_Event()
+        if (0x20...0x7e).contains(k.keysym) {
+            e.type = SDL_TEXTINPUT.rawValue
+            withUnsafeMutableBytes(of: &e.text.text) { b in b[0] = UInt8(k.keysym); b[1] = 0 }
+        } else {
+            let map: [UInt32: SDL_KeyCode] = [0xff1b: SDLK_ESCAPE, 0xff09: SDLK_TAB, 0xff0d: SDLK_RETURN, 0xff08: SDLK_BACKSPACE,
+                                              0xff51: SDLK_LEFT, 0xff52: SDLK_UP, 0xff53: SDLK_RIGHT, 0xff54: SDLK_DOWN]
+            guard let sym = map[k.keysym] else { return false }
+            e.type = SDL_KEYDOWN.rawValue
+            e.key.keysym.sym = Int32(sym.rawValue)
+        }
+        return handlePrompt(e)
     }
 
     // MARK: prompt
@@ -415,7 +491,16 @@ public final class ViewerWindow {
         var ww: Int32 = 0, wh: Int32 = 0, ow: Int32 = 0, oh: Int32 = 0
         SDL_GetWindowSize(window, &ww, &wh)
         SDL_GetRendererOutputSize(renderer, &ow, &oh)
-        router.viewport.resize(framebuffer: fw, fh, window: Int(ww), Int(wh), output: Int(ow), Int(oh))
+        router.windowSize = (Double(ww), Double(wh))
+        // the on-screen keyboard takes the bottom of the window; the desktop fits above it
+        var kbH = 0
+        if router.keyboard != nil, wh > 0 {
+            kbH = Int(OnScreenKeyboard.preferredHeight(windowWidth: Double(ww), windowHeight: Double(wh)).rounded())
+            router.setKeyboardLayout(ViewRect(x: 0, y: Double(Int(wh) - kbH), w: Double(ww), h: Double(kbH)))
+        }
+        let kbOut = wh > 0 ? Int((Double(kbH) * Double(oh) / Double(wh)).rounded()) : 0
+        router.viewport.resize(framebuffer: fw, fh, window: Int(ww), Int(wh) - kbH, output: Int(ow), Int(oh) - kbOut)
+        router.clampSoftCursor()
         layoutMenu()
     }
 
@@ -463,7 +548,9 @@ public final class ViewerWindow {
         }
         let vp = router.viewport
         let status = statusMessage()
+        let softShown = router.softCursorVisible && router.touchMode == .trackpad && ended == nil
         let overlayNow = status != nil || router.menu != nil || ended != nil || prompt != nil || notice != nil
+            || router.keyboard != nil || softShown
         defer { fullPresent = false; overlayShown = overlayNow }
         if surfaceMode && !fullPresent && !overlayNow && !overlayShown {
             // only what changed: a small update costs a small copy to the window
@@ -474,6 +561,16 @@ public final class ViewerWindow {
             return
         }
         frame.draw(vp)
+        if softShown {
+            if softCursor == nil { softCursor = SoftCursorSprite(renderer: renderer); softCursor?.setImage(lastCursorImage) }
+            let c = router.gestures.cursor
+            softCursor?.draw(at: c.outputPoint(in: vp), scale: vp.pixelsPerPointY)
+        }
+        if let k = router.keyboard {
+            var ow: Int32 = 0, oh: Int32 = 0
+            SDL_GetRendererOutputSize(renderer, &ow, &oh)
+            overlay.keyboard(k, vp, outputWidth: Int(ow), outputHeight: Int(oh))
+        }
         if ended != nil || router.reconnecting { overlay.dim(vp.outputWidth, vp.outputHeight) }
         if let prompt {
             overlay.dim(vp.outputWidth, vp.outputHeight)
@@ -499,8 +596,17 @@ public final class ViewerWindow {
 
     /// The server's cursor over the desktop (a dot when it is empty, like TigerVNC's
     /// DotWhenNoCursor); the local arrow over the menu, while connecting and after the end.
+    /// Whether the soft cursor was in use when the system cursor was last chosen.
+    var softCursorShown = false
+
     func applyCursor() {
+        softCursorShown = router?.softCursorVisible == true
         let local = router?.menuOpen == true || ended != nil || !haveRemoteCursor || prompt != nil
+        if softCursorShown && !local && router?.touchMode == .trackpad {
+            // the soft cursor is the pointer; a system cursor left where the mouse was would be a second one
+            SDL_ShowCursor(SDL_DISABLE)
+            return
+        }
         let c: OpaquePointer?
         if local {
             c = arrowCursor
@@ -515,6 +621,8 @@ public final class ViewerWindow {
     }
 
     func setRemoteCursor(_ c: CursorImage) {
+        lastCursorImage = c
+        softCursor?.setImage(c)
         if let old = remoteCursor { SDL_FreeCursor(old); remoteCursor = nil }
         haveRemoteCursor = true
         remoteCursorEmpty = c.isEmpty || c.argb.count < c.width * c.height

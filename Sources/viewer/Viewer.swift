@@ -236,6 +236,15 @@ struct ViewCommand: ParsableCommand {
     @Flag(help: "Send no input at all.")
     var viewOnly = false
 
+    @Flag(help: "Touch input drives the pointer directly (the default): it goes where the finger is; tap clicks, double tap double-clicks, two/three-finger tap right/middle-clicks, hold then move drags, two fingers scroll, pinch zooms (four-finger tap resets). Swipe down from the top edge for the menu, up from the bottom edge for the on-screen keyboard.")
+    var touch = false
+
+    @Flag(help: "Touch input as a trackpad: one finger moves a soft cursor relatively (with acceleration), tap clicks at it, double-tap-and-hold drags, two fingers scroll, pinch zooms. Switchable in the F8 menu.")
+    var trackpad = false
+
+    @Flag(help: "Show the on-screen keyboard at start (a kiosk without a keyboard; also in the menu and by swiping up from the bottom edge).")
+    var onScreenKeyboard = false
+
     @Option(help: "Clipboard text: both, send (local to remote only), receive (remote to local only) or off. UTF-8 with servers that offer the Extended Clipboard, Latin-1 otherwise. View-only sends nothing.")
     var clipboard: String = "both"
 
@@ -265,6 +274,8 @@ struct ViewCommand: ParsableCommand {
             throw ValidationError("--clipboard takes both, send, receive or off, not '\(clipboard)'")
         }
         if let n = clipboardMaxSize, n < 1 { throw ValidationError("--clipboard-max-size takes a positive number of bytes, not \(n)") }
+        if touch && trackpad { throw ValidationError("--touch and --trackpad choose one touch mode each: give one of them (the F8 menu switches at run time)") }
+        if touch && trackpad { throw ValidationError("--touch and --trackpad choose one touch mode each: give one of them (the F8 menu switches at run time)") }
         if ScalingMode(parsing: scale) == nil { throw ValidationError("--scale takes fit, 1:1 or N% (10%-1600%), got '\(scale)'") }
         if ViewerWindow.OnDisconnect(rawValue: onDisconnect) == nil {
             throw ValidationError("--on-disconnect takes reconnect, quit or prompt (got '\(onDisconnect)')")
@@ -309,6 +320,8 @@ struct ViewCommand: ParsableCommand {
         w.onDisconnect = onEnd
         w.clipboardDirection = ClipboardDirection(rawValue: clipboard.lowercased()) ?? .both
         w.clipboardPrimary = clipboardPrimary
+        w.touchMode = trackpad ? .trackpad : .touch
+        w.showKeyboardAtStart = onScreenKeyboard && !viewOnly
         // the engine asks from inside the session's locked receive: let go of it while the user answers
         prompter.unlockWhileWaiting = session.lock
         w.prompter = prompter

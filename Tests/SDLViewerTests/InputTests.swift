@@ -143,11 +143,14 @@ final class InputTests: XCTestCase {
         Synth.wheel(dy: 1, 320, 240)
         Synth.drain(r)
         XCTAssertEqual(sink.take(), [])
-        // items: Full screen, Fit (checked), 1:1, 200%, Ctrl+Alt+Del, F8, Disconnect
+        // items: Full screen, Fit (checked), 1:1, 200%, touch modes (direct checked), keyboard,
+        // Ctrl+Alt+Del, F8, Disconnect
         let titles = r.menu?.items.map(\.title) ?? []
-        XCTAssertEqual(titles, ["Full screen", "Scale to fit window", "Scale 1:1", "Scale 200%", "Send Ctrl+Alt+Del", "Send F8", "Disconnect"])
-        XCTAssertEqual(r.menu?.items.map(\.checked), [false, true, false, false, false, false, false])
-        XCTAssertEqual(r.menu?.selected, 6)  // the wheel up moved from 0 to the last entry (wraps)
+        XCTAssertEqual(titles, ["Full screen", "Scale to fit window", "Scale 1:1", "Scale 200%",
+                                "Touch: pointer under the finger", "Touch: trackpad with soft cursor", "On-screen keyboard",
+                                "Send Ctrl+Alt+Del", "Send F8", "Disconnect"])
+        XCTAssertEqual(r.menu?.items.map(\.checked), [false, true, false, false, true, false, false, false, false, false])
+        XCTAssertEqual(r.menu?.selected, 9)  // the wheel up moved from 0 to the last entry (wraps)
         Synth.tap(SDL_SCANCODE_HOME)
         Synth.tap(SDL_SCANCODE_DOWN)
         Synth.tap(SDL_SCANCODE_DOWN)
