@@ -440,6 +440,9 @@ public final class InputRouter {
         if !cursorPlaced {
             cursorPlaced = true
             gestures.cursor.set(x: Double(w) / 2, y: Double(h) / 2, framebufferWidth: w, height: h)
+            // the remote pointer goes there too: a server whose pointer is elsewhere than the
+            // client's last event draws its cursor into the picture (TigerVNC), a second cursor
+            if touchMode == .trackpad && !viewOnly { send(gestures.cursor.pixel, 0) }
         }
         gestures.cursor.clamp(framebufferWidth: w, height: h)
     }

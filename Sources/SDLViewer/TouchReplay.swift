@@ -9,7 +9,7 @@ import Foundation
 /// One event per line, `#` comments allowed:
 ///   wait <ms>                       pause
 ///   down|move|up <finger> <x> <y>   x, y as fractions of the window (0...1), as SDL reports them
-/// Replay starts after the first line `ready` is passed, i.e. at once; tests put a `wait` first.
+/// Replay starts when the session is first ready; a `wait` first lets the first frame arrive.
 enum TouchReplay {
     struct Step: Sendable {
         enum Kind: Sendable { case wait(Double), finger(UInt32, Int64, Float, Float) }

@@ -151,7 +151,6 @@ public final class ViewerWindow {
         if showKeyboardAtStart { _ = router.setKeyboard(shown: true) }
         syncSizes()
         applyCursor()
-        if let path = ProcessInfo.processInfo.environment["FARCAST_TOUCH_REPLAY"] { TouchReplay.start(path: path, log: session.log) }
 
         var needsPresent = true
         var nextPresent = 0.0
@@ -322,9 +321,8 @@ public final class ViewerWindow {
         case SDL_MOUSEMOTION.rawValue, SDL_MOUSEBUTTONDOWN.rawValue, SDL_MOUSEBUTTONUP.rawValue:
             if e.button.which == UInt32(bitPattern: -1) { return false }
         case SDL_FINGERDOWN.rawValue, SDL_FINGERMOTION.rawValue, SDL_FINGERUP.rawValue:
-            var w: Int32 = 0, h: Int32 = 0
-            SDL_GetWindowSize(window, &w, &h)
-            let p = ViewPoint(x: Double(e.tfinger.x) * Double(w), y: Double(e.tfinger.y) * Double(h))
+            let (w, h) = router.windowSize
+            let p = ViewPoint(x: Double(e.tfinger.x) * w, y: Double(e.tfinger.y) * h)
             if router.keyboard?.contains(p) == true || e.type != SDL_FINGERDOWN.rawValue {
                 var redraw = false
                 router.keyboardTarget = { [weak self] k in if self?.promptKey(k) == true { redraw = true } }
@@ -448,6 +446,10 @@ public final class ViewerWindow {
         if case .waiting = st { router?.reconnecting = true } else { router?.reconnecting = false }
         switch st {
         case .ready:
+            // a touch script (FARCAST_TOUCH_REPLAY) plays once the desktop is there
+            if !everReady, let path = ProcessInfo.processInfo.environment["FARCAST_TOUCH_REPLAY"] {
+                TouchReplay.start(path: path, log: session.log)
+            }
             everReady = true
         case .failed where prompter?.cancelledAuthentication == true:
             if ended == nil {
