@@ -94,6 +94,16 @@ public final class FrameRenderer {
         return rects
     }
 
+    /// Draws framebuffer rect `r` scaled into `dst` (a thumbnail); false without that part.
+    @discardableResult
+    func drawThumbnail(_ r: Rect, into dst: SDL_Rect) -> Bool {
+        guard let t = texture, r.x >= 0, r.y >= 0, r.w > 0, r.h > 0, r.x + r.w <= textureWidth, r.y + r.h <= textureHeight else { return false }
+        if linear != true { SDL_SetTextureScaleMode(t, SDL_ScaleModeLinear); linear = true }
+        var src = SDL_Rect(x: Int32(r.x), y: Int32(r.y), w: Int32(r.w), h: Int32(r.h))
+        var d = dst
+        return SDL_RenderCopy(renderer, t, &src, &d) == 0
+    }
+
     private func copy(_ vp: Viewport) {
         guard let t = texture, textureWidth == vp.framebufferWidth, textureHeight == vp.framebufferHeight,
               let (s, d) = vp.drawRects() else { return }

@@ -1,4 +1,5 @@
 import CSDL2
+import RFB
 import Interaction
 
 /// What the window has to do after an event (the router itself only talks to the sink).
@@ -19,6 +20,12 @@ public enum RouterAction: Equatable, Sendable {
     case reconnect
     /// The on-screen keyboard appeared or went away: the desktop area changes.
     case keyboardChanged
+    /// The screen picker opened, closed or changed its highlight.
+    case pickerChanged
+    /// Show this remote screen (or all of them).
+    case chooseMonitor(MonitorChoice)
+    /// The next or previous remote screen, without the picker.
+    case cycleMonitor(forward: Bool)
 }
 
 /// SDL events → RFB input (through an `InputSink`) and window actions. Owns the viewport, the
@@ -38,6 +45,9 @@ public enum RouterAction: Equatable, Sendable {
 ///   reconnect countdown or the end message, a finger acts as a left click; on the on-screen
 ///   keyboard it presses keys. A swipe down from the top edge opens the menu, a swipe up from
 ///   the bottom edge shows the keyboard (a keyboard-less kiosk has no F8).
+/// - Several remote screens: F9 opens the screen picker (arrows, digits, Enter, Esc, a click or a
+///   tap choose); Ctrl+Alt+PageDown/PageUp and a swipe in from the right/left edge go to the
+///   next/previous screen.
 public final class InputRouter {
     public weak var sink: InputSink?
     public var viewOnly: Bool
@@ -53,6 +63,14 @@ public final class InputRouter {
     public var offerReconnect = false
     /// The menu while it is open; no input reaches the server meanwhile.
     public private(set) var menu: ViewerMenu?
+    /// The server's screens (the window keeps it current) and the one shown.
+    public var screenLayout: ScreenLayout?
+    public var monitorChoice: MonitorChoice = .all
+    /// The screen picker while it is open (no input reaches the server meanwhile) and where the
+    /// window drew it.
+    public private(set) var picker: ScreenPicker?
+    public var pickerGeometry: PickerGeometry?
+    var severalScreens: Bool { (screenLayout?.screens.count ?? 0) > 1 }
 
     /// RFB button mask as last sent.
     public private(set) var buttons: UInt16 = 0
@@ -87,7 +105,8 @@ public final class InputRouter {
     private var gestureFingers = Set<Int64>()
     /// A finger that landed on the top or bottom edge: held back until it is a swipe (menu,
     /// keyboard) or not (then replayed to the recogniser with its own timestamps).
-    private var edgeTouch: (finger: Int64, top: Bool, events: [TouchEvent])?
+    enum Edge { case top, bottom, left, right }
+    private var edgeTouch: (finger: Int64, edge: Edge, events: [TouchEvent])?
 
     /// Points from the window's top or bottom edge where a swipe starts.
     static let edgeZone = 14.0
@@ -161,6 +180,7 @@ public final class InputRouter {
     // MARK: keys
 
     static let scF8 = Int32(SDL_SCANCODE_F8.rawValue), scF11 = Int32(SDL_SCANCODE_F11.rawValue)
+    static let scF9 = Int32(SDL_SCANCODE_F9.rawValue)
     static let scEscape = Int32(SDL_SCANCODE_ESCAPE.rawValue), scR = Int32(SDL_SCANCODE_R.rawValue)
 
     /// A key event in plain values (also the entry point for tests and other front ends).
@@ -177,7 +197,22 @@ public final class InputRouter {
             return k.down && !isModifier(k.scancode) ? [.quit] : []
         }
         if menu != nil { return menuKey(k) }
+        if picker != nil { return pickerKey(k) }
         if k.down && k.scancode == InputRouter.scF11 { return k.isRepeat ? [] : [.toggleFullscreen] }
+        if k.down && k.scancode == InputRouter.scF9 && severalScreens {
+            guard !k.isRepeat else { return [] }
+            openPicker()
+            return [.pickerChanged, .redraw]
+        }
+        if k.down && severalScreens && ctrlAltHeld
+            && (k.scancode == Int32(SDL_SCANCODE_PAGEDOWN.rawValue) || k.scancode == Int32(SDL_SCANCODE_PAGEUP.rawValue)) {
+            // the screen shortcut is ours: its release is not sent either (nothing was pressed)
+            return [.cycleMonitor(forward: k.scancode == Int32(SDL_SCANCODE_PAGEDOWN.rawValue))]
+        }
+        if !k.down && picker == nil && (k.scancode == InputRouter.scF9 && severalScreens
+            || pressed[k.scancode] == nil && (k.scancode == Int32(SDL_SCANCODE_PAGEDOWN.rawValue) || k.scancode == Int32(SDL_SCANCODE_PAGEUP.rawValue)) && ctrlAltHeld) {
+            return []
+        }
         if k.down && k.scancode == InputRouter.scF8 {
             guard !k.isRepeat else { return [] }
             openMenu()
@@ -232,10 +267,60 @@ public final class InputRouter {
     public func openMenu() {
         releaseAll()
         menu = ViewerMenu(fullscreen: fullscreen, scaling: viewport.mode, viewOnly: viewOnly,
-                          touchMode: touchMode, keyboardShown: keyboard != nil, zoomed: viewport.mode != .fit)
+                          touchMode: touchMode, keyboardShown: keyboard != nil, zoomed: viewport.mode != .fit,
+                          screens: severalScreens ? ScreenPicker(layout: screenLayout ?? ScreenLayout(width: 0, height: 0, screens: []), current: monitorChoice).label(for: monitorChoice) : nil)
     }
 
     public func closeMenu() { menu = nil }
+
+    // MARK: screen picker
+
+    public func openPicker() {
+        guard let l = screenLayout, severalScreens else { return }
+        releaseAll()
+        menu = nil
+        picker = ScreenPicker(layout: l, current: monitorChoice)
+    }
+
+    public func closePicker() { picker = nil; pickerGeometry = nil }
+
+    /// The picker's outcome as window actions.
+    func pickerOutcome(_ o: PickerOutcome) -> [RouterAction] {
+        switch o {
+        case .none: return []
+        case .highlightChanged: return [.redraw]
+        case .cancelled:
+            closePicker()
+            return [.pickerChanged, .redraw]
+        case .chosen(let c):
+            closePicker()
+            return [.pickerChanged, .redraw, .chooseMonitor(c)]
+        }
+    }
+
+    func pickerKey(_ k: KeyInput) -> [RouterAction] {
+        guard k.down, var p = picker else { return [] }
+        let key: PickerKey
+        switch k.scancode {
+        case Int32(SDL_SCANCODE_LEFT.rawValue): key = .left
+        case Int32(SDL_SCANCODE_RIGHT.rawValue): key = .right
+        case Int32(SDL_SCANCODE_UP.rawValue): key = .up
+        case Int32(SDL_SCANCODE_DOWN.rawValue), Int32(SDL_SCANCODE_TAB.rawValue): key = .down
+        case Int32(SDL_SCANCODE_RETURN.rawValue), Int32(SDL_SCANCODE_KP_ENTER.rawValue), Int32(SDL_SCANCODE_SPACE.rawValue): key = .enter
+        case Int32(SDL_SCANCODE_ESCAPE.rawValue), InputRouter.scF9: key = .escape
+        case Int32(SDL_SCANCODE_A.rawValue): key = .all
+        case Int32(SDL_SCANCODE_1.rawValue)...Int32(SDL_SCANCODE_9.rawValue):
+            key = .digit(Int(k.scancode - Int32(SDL_SCANCODE_1.rawValue)) + 1)
+        case Int32(SDL_SCANCODE_0.rawValue): key = .digit(0)
+        case Int32(SDL_SCANCODE_KP_1.rawValue)...Int32(SDL_SCANCODE_KP_9.rawValue):
+            key = .digit(Int(k.scancode - Int32(SDL_SCANCODE_KP_1.rawValue)) + 1)
+        case Int32(SDL_SCANCODE_KP_0.rawValue): key = .digit(0)
+        default: return []
+        }
+        let o = p.handle(key)
+        picker = p
+        return pickerOutcome(o)
+    }
 
     /// The overlay lays the menu out; the router keeps the geometry for mouse hits.
     public func setMenuLayout(frame: ViewRect, rows: [ViewRect]) {
@@ -280,6 +365,9 @@ public final class InputRouter {
         case .setTouchMode(let m): out += setTouchMode(m)
         case .resetZoom: out += apply(gestures.resetZoom(&viewport))
         case .toggleKeyboard: out += setKeyboard(shown: keyboard == nil)
+        case .openPicker:
+            openPicker()
+            out.append(.pickerChanged)
         }
         return out
     }
@@ -318,6 +406,12 @@ public final class InputRouter {
     }
 
     func motion(_ p: ViewPoint) -> [RouterAction] {
+        if var pk = picker {
+            guard let g = pickerGeometry else { return [] }
+            let o = pk.hover(at: p, in: g)
+            picker = pk
+            return pickerOutcome(o)
+        }
         if var m = menu {
             if let r = m.row(at: p), r != m.selected { m.selected = r; menu = m; return [.redraw] }
             return []
@@ -330,6 +424,12 @@ public final class InputRouter {
     func button(_ b: Int32, down: Bool, at p: ViewPoint) -> [RouterAction] {
         // a tap or click on the countdown retries now (a kiosk has no keyboard)
         if reconnecting { return down ? [.retryNow] : [] }
+        if var pk = picker {
+            guard down, b == SDL_BUTTON_LEFT, let g = pickerGeometry else { return [] }
+            let o = pk.click(at: p, in: g)
+            picker = pk
+            return pickerOutcome(o)
+        }
         if let m = menu {
             if !down, let r = m.row(at: p) { return activate(r) }
             // a press outside the (laid out) menu closes it
@@ -460,7 +560,7 @@ public final class InputRouter {
     public func touch(_ t: TouchEvent) -> [RouterAction] {
         if let ui = uiFingers[t.finger] { return uiTouch(t, ui) }
         if t.phase == .down {
-            if reconnecting || sessionEnded || menu != nil {
+            if reconnecting || sessionEnded || menu != nil || picker != nil {
                 // the first finger clicks, as the mouse would
                 uiFingers[t.finger] = .click
                 return uiFingers.count == 1 ? button(SDL_BUTTON_LEFT, down: true, at: t.point) : []
@@ -483,10 +583,14 @@ public final class InputRouter {
         }
         if t.phase == .down && gestureFingers.isEmpty && !gestures.needsPolling {
             let h = windowSize.h > 0 ? windowSize.h : Double(viewport.windowHeight)
+            let w = windowSize.w > 0 ? windowSize.w : Double(viewport.windowWidth)
             let top = t.y < InputRouter.edgeZone
             let bottom = keyboard == nil && h > 0 && t.y >= h - InputRouter.edgeZone
-            if top || bottom {
-                edgeTouch = (t.finger, top, [t])
+            // the side edges only matter with several remote screens (swipe to the next one)
+            let left = severalScreens && t.x < InputRouter.edgeZone
+            let right = severalScreens && w > 0 && t.x >= w - InputRouter.edgeZone
+            if top || bottom || left || right {
+                edgeTouch = (t.finger, top ? .top : bottom ? .bottom : left ? .left : .right, [t])
                 return []
             }
         }
@@ -517,18 +621,28 @@ public final class InputRouter {
     func edgeProgress(_ t: TouchEvent) -> [RouterAction] {
         guard let edge = edgeTouch, let first = edge.events.first else { return [] }
         let dy = t.y - first.y, dx = t.x - first.x
-        let inward = edge.top ? dy : -dy
-        if t.phase == .move && inward >= InputRouter.edgeSwipeDistance && abs(dx) < inward
+        let inward: Double, across: Double
+        switch edge.edge {
+        case .top: inward = dy; across = dx
+        case .bottom: inward = -dy; across = dx
+        case .left: inward = dx; across = dy
+        case .right: inward = -dx; across = dy
+        }
+        if t.phase == .move && inward >= InputRouter.edgeSwipeDistance && abs(across) < inward
             && t.time - first.time <= InputRouter.edgeSwipeTime {
             edgeTouch = nil
             uiFingers[t.finger] = .consumed
-            if edge.top {
+            switch edge.edge {
+            case .top:
                 openMenu()
                 return [.menuChanged, .redraw]
+            case .bottom: return setKeyboard(shown: true)
+            // in from the right brings the next screen, as pages turn
+            case .right: return [.cycleMonitor(forward: true)]
+            case .left: return [.cycleMonitor(forward: false)]
             }
-            return setKeyboard(shown: true)
         }
-        if t.phase == .up || abs(dx) >= InputRouter.edgeSwipeDistance || t.time - first.time > InputRouter.edgeSwipeTime {
+        if t.phase == .up || abs(across) >= InputRouter.edgeSwipeDistance || t.time - first.time > InputRouter.edgeSwipeTime {
             return flushEdge()
         }
         return []

@@ -10,6 +10,7 @@ public enum MenuAction: Equatable, Sendable {
     case setTouchMode(TouchInputMode)
     case resetZoom
     case toggleKeyboard
+    case openPicker
 }
 
 /// The F8 menu (like vncviewer's): a list of entries, one selected, laid out in window points
@@ -36,7 +37,8 @@ public struct ViewerMenu: Equatable {
     public static let scalings: [ScalingMode] = [.fit, .zoom(1), .zoom(2)]
 
     public init(fullscreen: Bool, scaling: ScalingMode, viewOnly: Bool,
-                touchMode: TouchInputMode = .touch, keyboardShown: Bool = false, zoomed: Bool = false) {
+                touchMode: TouchInputMode = .touch, keyboardShown: Bool = false, zoomed: Bool = false,
+                screens: String? = nil) {
         items.append(Item(title: "Full screen", action: .toggleFullscreen, checked: fullscreen, separatorAbove: false))
         var first = true
         for s in ViewerMenu.scalings {
@@ -52,6 +54,10 @@ public struct ViewerMenu: Equatable {
         if case .zoom(let z) = scaling, !ViewerMenu.scalings.contains(scaling) {
             // a --scale N% that is not in the list is shown too, so the check mark has a home
             items.append(Item(title: "Scale \(ScalingMode.zoom(z))", action: .setScaling(scaling), checked: true, separatorAbove: false))
+        }
+        if let screens {
+            // several remote screens: which one is shown, and the picker
+            items.append(Item(title: "Screens… (F9) — \(screens)", action: .openPicker, checked: false, separatorAbove: true))
         }
         if zoomed {
             items.append(Item(title: "Reset zoom", action: .resetZoom, checked: false, separatorAbove: false))

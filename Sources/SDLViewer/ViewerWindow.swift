@@ -52,6 +52,22 @@ public final class ViewerWindow {
     public var touchMode: TouchInputMode = .touch
     /// Show the on-screen keyboard from the start (`--on-screen-keyboard`); set before `run()`.
     public var showKeyboardAtStart = false
+    /// `--monitor N`: the remote screen to start on (1-based, screen 1 top-left); set before `run()`.
+    public var monitorNumber: Int?
+    /// Where the last screen choice per host is kept (nil: not remembered); set before `run()`.
+    public var monitorMemory: MonitorMemory?
+    var monitors: MonitorController?
+    /// `--remote-resize`: the server's desktop follows the window (debounced); set before `run()`.
+    public var remoteResize = false
+    /// When the window last changed size, the request waits until this time (seconds, `now()`).
+    var resizeDue: Double?
+    var lastRequestedSize: (w: Int, h: Int)?
+    static let resizeDebounce = 0.5
+    /// Which local display(s) to fill (`--display`); set before `run()`.
+    public enum LocalDisplay: Equatable, Sendable { case number(Int), all }
+    public var localDisplay: LocalDisplay?
+    /// The local displays the window spans with `--display all` (bounds in desktop points).
+    var spannedDisplays: [SDL_Rect] = []
     /// Trackpad mode's cursor sprite (the server's shape or an arrow).
     var softCursor: SoftCursorSprite?
     var lastCursorImage: CursorImage?
@@ -113,8 +129,29 @@ public final class ViewerWindow {
         SDL_SetHint(SDL_HINT_VIDEO_MINIMIZE_ON_FOCUS_LOSS, "0")
         guard SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) == 0 else { throw ViewerWindow.sdlError("SDL_Init") }
         defer { SDL_Quit() }
-        let flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_ALLOW_HIGHDPI.rawValue | (fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue : 0)
-        window = SDL_CreateWindow("Farcast — connecting to \(session.spec)", Int32(SDL_WINDOWPOS_UNDEFINED_MASK), Int32(SDL_WINDOWPOS_UNDEFINED_MASK), 1024, 768, flags)
+        var flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_ALLOW_HIGHDPI.rawValue
+        var (x, y, w, h) = (Int32(SDL_WINDOWPOS_UNDEFINED_MASK), Int32(SDL_WINDOWPOS_UNDEFINED_MASK), Int32(1024), Int32(768))
+        switch localDisplay {
+        case .number(let n):
+            let count = Int(SDL_GetNumVideoDisplays())
+            guard (1...max(1, count)).contains(n) else {
+                throw SDLError(description: "there \(count == 1 ? "is 1 local display" : "are \(count) local displays"); --display \(n) is not one of them")
+            }
+            // full screen on that display: the window is placed there first
+            x = Int32(Int(SDL_WINDOWPOS_CENTERED_MASK) | (n - 1)); y = x
+            fullscreen = true
+        case .all:
+            // SDL has no full screen across displays: a borderless window over their union
+            spannedDisplays = ViewerWindow.displayBounds()
+            let u = ViewerWindow.union(spannedDisplays)
+            (x, y, w, h) = (u.x, u.y, u.w, u.h)
+            flags |= SDL_WINDOW_BORDERLESS.rawValue
+            fullscreen = false
+        case nil:
+            break
+        }
+        if fullscreen { flags |= SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue }
+        window = SDL_CreateWindow("Farcast — connecting to \(session.spec)", x, y, w, h, flags)
         guard let window else { throw ViewerWindow.sdlError("SDL_CreateWindow") }
         defer { teardown() }
         // SDL_RENDER_DRIVER=software (SDL's own variable) asks for the software path
@@ -149,6 +186,7 @@ public final class ViewerWindow {
         // first: a session thread waiting on a prompt is released before the session stops
         defer { closePrompt(); prompter?.detach() }
         if showKeyboardAtStart { _ = router.setKeyboard(shown: true) }
+        monitors = MonitorController(requestedNumber: monitorNumber, memory: monitorMemory, host: session.spec)
         syncSizes()
         applyCursor()
 
@@ -161,6 +199,8 @@ public final class ViewerWindow {
                 // momentum or a trackpad click waiting: wake each frame; idle otherwise
                 let wait = max(0.001, min(1.0 / 60, needsPresent ? nextPresent - ViewerWindow.now() : 1.0 / 60))
                 got = SDL_WaitEventTimeout(&e, Int32((wait * 1000).rounded(.up))) != 0
+            } else if let due = resizeDue, !needsPresent {
+                got = SDL_WaitEventTimeout(&e, Int32(max(1, ((due - ViewerWindow.now()) * 1000).rounded(.up)))) != 0
             } else if needsPresent {
                 let wait = nextPresent - ViewerWindow.now()
                 got = wait > 0 ? SDL_WaitEventTimeout(&e, Int32((wait * 1000).rounded(.up))) != 0 : SDL_PollEvent(&e) != 0
@@ -179,6 +219,10 @@ public final class ViewerWindow {
                 } while !quit && SDL_PollEvent(&e) != 0
             }
             if quit { break }
+            if let due = resizeDue, ViewerWindow.now() >= due {
+                resizeDue = nil
+                requestRemoteResize()
+            }
             if router.needsPolling {
                 // the gesture clock is SDL's event timestamps (milliseconds since SDL_Init)
                 if handleActions(router.poll(now: Double(SDL_GetTicks()) / 1000)) { needsPresent = true }
@@ -266,6 +310,10 @@ public final class ViewerWindow {
         case SDL_WINDOWEVENT.rawValue:
             // a selection another program set while we did not own it
             if e.window.event == UInt8(SDL_WINDOWEVENT_FOCUS_GAINED.rawValue) { clipboard?.localClipboardChanged(); sessionChanged() }
+            if remoteResize && e.window.event == UInt8(SDL_WINDOWEVENT_SIZE_CHANGED.rawValue) {
+                // while the window is dragged, one request once it has been still for a moment
+                resizeDue = ViewerWindow.now() + ViewerWindow.resizeDebounce
+            }
             _ = router.handle(e)
             syncSizes()
             fullPresent = true
@@ -305,7 +353,23 @@ public final class ViewerWindow {
                     session.restart()
                 case .keyboardChanged:
                     syncSizes()
+                    if remoteResize { resizeDue = ViewerWindow.now() + ViewerWindow.resizeDebounce }
                     redraw = true
+                case .pickerChanged:
+                    layoutPicker()
+                    applyCursor()
+                    redraw = true
+                case .chooseMonitor(let c):
+                    monitors?.choose(c)
+                    applyMonitor()
+                    redraw = true
+                case .cycleMonitor(let forward):
+                    if let m = monitors, let c = m.cycle(forward: forward) {
+                        m.choose(c)
+                        applyMonitor()
+                        showNotice(m.label(c))
+                        redraw = true
+                    }
                 }
             }
         if router.softCursorVisible != softCursorShown { applyCursor() }
@@ -431,6 +495,20 @@ public final class ViewerWindow {
                 SDL_SetWindowTitle(window, "\(name) — Farcast")
             case .cursor(let c):
                 setRemoteCursor(c)
+            case .screenLayout(let l, _):
+                let first = monitors?.layout == nil
+                showNotice(monitors?.layoutChanged(l))
+                router?.screenLayout = l
+                if router?.picker != nil { router?.closePicker(); applyCursor() }
+                syncSizes()
+                applyMonitor()
+                // the desktop is made to fit the window as soon as the server says it can be
+                if first && remoteResize { resizeDue = ViewerWindow.now() }
+            case .updateEnded:
+                showNotice(monitors?.noLayoutNotice())
+            case .desktopSizeRequestResult(let status, let message) where !status.isSuccess:
+                session.log("remote resize: \(message)")
+                showNotice("Remote resize refused: \(message)")
             case .cutText(let t):
                 clipboard?.serverText(t)
             case .cutTextSkipped(let n):
@@ -504,6 +582,76 @@ public final class ViewerWindow {
         router.viewport.resize(framebuffer: fw, fh, window: Int(ww), Int(wh) - kbH, output: Int(ow), Int(oh) - kbOut)
         router.clampSoftCursor()
         layoutMenu()
+        layoutPicker()
+    }
+
+    /// Frames the view on the chosen remote screen (nil region: everything) at the initial
+    /// scaling; the soft cursor stays on it.
+    func applyMonitor() {
+        guard let router, let monitors else { return }
+        router.monitorChoice = monitors.choice
+        let region = monitors.region
+        if router.viewport.region != region {
+            router.viewport.region = region
+            router.viewport.mode = initialScaling
+            router.clampSoftCursor()
+        }
+        fullPresent = true
+    }
+
+    /// SetDesktopSize for the window's desktop area (output pixels), one screen per spanned
+    /// local display with `--display all`. Skipped when nothing would change.
+    func requestRemoteResize() {
+        guard remoteResize, let router, session.supportsSetDesktopSize else { return }
+        let vp = router.viewport
+        let w = vp.outputWidth, h = vp.outputHeight
+        guard w > 0, h > 0 else { return }
+        let current = session.screenLayout
+        var screens: [RFB.Screen]? = nil
+        if spannedDisplays.count > 1 {
+            // one remote screen per local display, placed as they are (pixels per point applied)
+            let u = ViewerWindow.union(spannedDisplays)
+            let sx = vp.pixelsPerPointX, sy = vp.pixelsPerPointY
+            let ids = (current?.screens.map(\.id) ?? []) + (0..<UInt32(spannedDisplays.count)).map { 0x1000 + $0 }
+            screens = spannedDisplays.enumerated().map { i, b in
+                RFB.Screen(id: ids[i], x: Int((Double(b.x - u.x) * sx).rounded()), y: Int((Double(b.y - u.y) * sy).rounded()),
+                       width: Int((Double(b.w) * sx).rounded()), height: Int((Double(b.h) * sy).rounded()))
+            }
+        }
+        if screens == nil, let c = current, c.width == w, c.height == h, c.screens.count == 1 { return }
+        if let last = lastRequestedSize, last == (w, h), screens == nil, current?.width == w, current?.height == h { return }
+        lastRequestedSize = (w, h)
+        do {
+            try session.requestDesktopSize(width: w, height: h, screens: screens)
+            session.log("remote resize: asked for \(w)x\(h)\(screens.map { " with \($0.count) screens" } ?? "")")
+        } catch {
+            session.log("remote resize: \(error)")
+        }
+    }
+
+    /// The local displays' bounds (SDL's desktop coordinates).
+    static func displayBounds() -> [SDL_Rect] {
+        (0..<max(0, SDL_GetNumVideoDisplays())).compactMap { i in
+            var r = SDL_Rect()
+            return SDL_GetDisplayBounds(i, &r) == 0 ? r : nil
+        }
+    }
+
+    static func union(_ rs: [SDL_Rect]) -> SDL_Rect {
+        guard let f = rs.first else { return SDL_Rect(x: 0, y: 0, w: 1024, h: 768) }
+        var x0 = f.x, y0 = f.y, x1 = f.x + f.w, y1 = f.y + f.h
+        for r in rs { x0 = min(x0, r.x); y0 = min(y0, r.y); x1 = max(x1, r.x + r.w); y1 = max(y1, r.y + r.h) }
+        return SDL_Rect(x: x0, y: y0, w: x1 - x0, h: y1 - y0)
+    }
+
+    /// The picker's geometry in window points: the middle of the desktop area.
+    func layoutPicker() {
+        guard let router, let p = router.picker else { return }
+        let vp = router.viewport
+        let ww = Double(vp.windowWidth), wh = Double(vp.windowHeight)
+        // room above and below the box for the title and the hint the overlay adds
+        let box = ViewRect(x: ww * 0.08, y: wh * 0.14, w: ww * 0.84, h: wh * 0.72)
+        router.pickerGeometry = p.geometry(in: box)
     }
 
     func toggleFullscreen() {
@@ -552,7 +700,7 @@ public final class ViewerWindow {
         let status = statusMessage()
         let softShown = router.softCursorVisible && router.touchMode == .trackpad && ended == nil
         let overlayNow = status != nil || router.menu != nil || ended != nil || prompt != nil || notice != nil
-            || router.keyboard != nil || softShown
+            || router.keyboard != nil || softShown || router.picker != nil
         defer { fullPresent = false; overlayShown = overlayNow }
         if surfaceMode && !fullPresent && !overlayNow && !overlayShown {
             // only what changed: a small update costs a small copy to the window
@@ -585,6 +733,10 @@ public final class ViewerWindow {
         } else if let (msg, hint) = status {
             overlay.status(msg, hint: hint, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
         }
+        if let p = router.picker, let g = router.pickerGeometry {
+            overlay.dim(vp.outputWidth, vp.outputHeight)
+            overlay.picker(p, g, vp, thumbnails: frame)
+        }
         if let m = router.menu {
             overlay.menu(m, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
         }
@@ -603,7 +755,7 @@ public final class ViewerWindow {
 
     func applyCursor() {
         softCursorShown = router?.softCursorVisible == true
-        let local = router?.menuOpen == true || ended != nil || !haveRemoteCursor || prompt != nil
+        let local = router?.menuOpen == true || ended != nil || !haveRemoteCursor || prompt != nil || router?.picker != nil
         if softCursorShown && !local && router?.touchMode == .trackpad {
             // the soft cursor is the pointer; a system cursor left where the mouse was would be a second one
             SDL_ShowCursor(SDL_DISABLE)

@@ -4,7 +4,6 @@ import RFB
 import VNCSession
 import SDLViewer
 import Interaction
-import Interaction
 
 /// Exit with a one-line reason on stderr (what was wrong and, where we can, how to fix it).
 func die(_ msg: String, code: Int32 = 1) -> Never {
@@ -242,6 +241,15 @@ struct ViewCommand: ParsableCommand {
     @Flag(help: "Touch input as a trackpad: one finger moves a soft cursor relatively (with acceleration), tap clicks at it, double-tap-and-hold drags, two fingers scroll, pinch zooms. Switchable in the F8 menu.")
     var trackpad = false
 
+    @Option(help: "Start on remote screen N of a multi-monitor desktop (1 is the top-left one; F9 opens the screen picker). Without it, the last screen chosen for this host.")
+    var monitor: Int?
+
+    @Flag(help: "Make the server's desktop follow the window's size (asked once the window has been still for half a second), as TigerVNC's RemoteResize. With --display all, one remote screen per local display.")
+    var remoteResize = false
+
+    @Option(help: "Full screen on local display N (1, 2, ...), or 'all' to span every local display.")
+    var display: String?
+
     @Flag(help: "Show the on-screen keyboard at start (a kiosk without a keyboard; also in the menu and by swiping up from the bottom edge).")
     var onScreenKeyboard = false
 
@@ -274,7 +282,15 @@ struct ViewCommand: ParsableCommand {
             throw ValidationError("--clipboard takes both, send, receive or off, not '\(clipboard)'")
         }
         if let n = clipboardMaxSize, n < 1 { throw ValidationError("--clipboard-max-size takes a positive number of bytes, not \(n)") }
+        if let m = monitor, m < 1 { throw ValidationError("--monitor counts remote screens from 1 (1 is the top-left one), not \(m)") }
+        if let d = display, d.lowercased() != "all", (Int(d) ?? 0) < 1 {
+            throw ValidationError("--display takes a local display number from 1, or 'all' to span every display; not '\(d)'")
+        }
         if touch && trackpad { throw ValidationError("--touch and --trackpad choose one touch mode each: give one of them (the F8 menu switches at run time)") }
+        if let m = monitor, m < 1 { throw ValidationError("--monitor counts remote screens from 1 (1 is the top-left one), not \(m)") }
+        if let d = display, d.lowercased() != "all", (Int(d) ?? 0) < 1 {
+            throw ValidationError("--display takes a local display number from 1, or 'all' to span every display; not '\(d)'")
+        }
         if touch && trackpad { throw ValidationError("--touch and --trackpad choose one touch mode each: give one of them (the F8 menu switches at run time)") }
         if ScalingMode(parsing: scale) == nil { throw ValidationError("--scale takes fit, 1:1 or N% (10%-1600%), got '\(scale)'") }
         if ViewerWindow.OnDisconnect(rawValue: onDisconnect) == nil {
@@ -321,6 +337,10 @@ struct ViewCommand: ParsableCommand {
         w.clipboardDirection = ClipboardDirection(rawValue: clipboard.lowercased()) ?? .both
         w.clipboardPrimary = clipboardPrimary
         w.touchMode = trackpad ? .trackpad : .touch
+        w.monitorNumber = monitor
+        w.monitorMemory = MonitorMemory()
+        w.remoteResize = remoteResize && !viewOnly
+        if let d = display { w.localDisplay = d.lowercased() == "all" ? .all : Int(d).map { .number($0) } }
         w.showKeyboardAtStart = onScreenKeyboard && !viewOnly
         // the engine asks from inside the session's locked receive: let go of it while the user answers
         prompter.unlockWhileWaiting = session.lock
