@@ -40,7 +40,8 @@ final class MonitorController {
             if let n = requestedNumber {
                 requestedNumber = nil
                 do {
-                    choice = try ScreenPicker.choice(forMonitor: n, in: new)
+                    // asked for on the command line: the last choice for this host from now on
+                    choose(try ScreenPicker.choice(forMonitor: n, in: new))
                     return nil
                 } catch {
                     choice = .all

@@ -137,8 +137,14 @@ public final class ViewerWindow {
             guard (1...max(1, count)).contains(n) else {
                 throw SDLError(description: "there \(count == 1 ? "is 1 local display" : "are \(count) local displays"); --display \(n) is not one of them")
             }
-            // full screen on that display: the window is placed there first
-            x = Int32(Int(SDL_WINDOWPOS_CENTERED_MASK) | (n - 1)); y = x
+            // full screen on that display: the window is made at its bounds first, so it covers
+            // the display even where nothing honours the full-screen request (no window manager)
+            var b = SDL_Rect()
+            if SDL_GetDisplayBounds(Int32(n - 1), &b) == 0 {
+                (x, y, w, h) = (b.x, b.y, b.w, b.h)
+            } else {
+                x = Int32(Int(SDL_WINDOWPOS_CENTERED_MASK) | (n - 1)); y = x
+            }
             fullscreen = true
         case .all:
             // SDL has no full screen across displays: a borderless window over their union
@@ -462,6 +468,7 @@ public final class ViewerWindow {
 
     func showNotice(_ text: String?) {
         guard let text else { return }
+        session.log("notice: \(text)")
         notice = (text, ViewerWindow.now() + ViewerWindow.noticeSeconds)
         fullPresent = true
     }

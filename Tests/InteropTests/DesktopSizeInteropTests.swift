@@ -47,27 +47,6 @@ final class DesktopSizeInteropTests: XCTestCase {
         }
     }
 
-    func xrandr(_ server: VNCServer, _ args: [String]) throws -> String {
-        let r = try runTool("xrandr", args, in: server.workDir, environment: ["DISPLAY": server.displayName])
-        return String(decoding: r.stdout, as: UTF8.self)
-    }
-
-    /// `xrandr --listmonitors` as rects: " 0: +VNC-0 1024/271x768/203+0+0  VNC-0".
-    func monitors(_ server: VNCServer) throws -> [Rect] {
-        let text = try xrandr(server, ["--listmonitors"])
-        var out: [Rect] = []
-        for line in text.split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: " ")
-            guard fields.count >= 3 else { continue }
-            // "1024/271x768/203+0+0"
-            let geo = fields[2].split(whereSeparator: { "x+".contains($0) })
-            guard geo.count == 4, let w = Int(geo[0].split(separator: "/")[0]),
-                  let h = Int(geo[1].split(separator: "/")[0]), let x = Int(geo[2]), let y = Int(geo[3]) else { continue }
-            out.append(Rect(x: x, y: y, w: w, h: h))
-        }
-        return out.sorted { ($0.x, $0.y) < ($1.x, $1.y) }
-    }
-
     func startXvnc(_ extra: [String] = []) throws -> VNCServer {
         var o = VNCServer.Options()
         o.width = 1024; o.height = 768
@@ -95,7 +74,7 @@ final class DesktopSizeInteropTests: XCTestCase {
         // The server's own changes (Xvnc keeps its one output at +0+0 and ignores --pos for it):
         // a larger framebuffer around the same monitor, then a smaller mode that shrinks both.
         c.events.removeAll()
-        _ = try xrandr(server, ["--fb", "1600x1200"])
+        _ = try server.xrandr(["--fb", "1600x1200"])
         XCTAssertTrue(try c.pump { _ in c.lastLayout?.width == 1600 }, "layout after --fb: \(String(describing: c.lastLayout))")
         XCTAssertEqual(c.lastLayout, ScreenLayout(width: 1600, height: 1200, screens: [Screen(id: first, x: 0, y: 0, width: 1024, height: 768, flags: flags)]))
         XCTAssertTrue(c.events.contains(.resized(width: 1600, height: 1200)))
@@ -103,11 +82,11 @@ final class DesktopSizeInteropTests: XCTestCase {
         XCTAssertEqual(c.engine.framebuffer?.width, 1600)
 
         c.events.removeAll()
-        _ = try xrandr(server, ["--output", "VNC-0", "--mode", "800x600"])
+        _ = try server.xrandr(["--output", "VNC-0", "--mode", "800x600"])
         XCTAssertTrue(try c.pump { _ in c.lastLayout?.width == 800 }, "layout after --mode: \(String(describing: c.lastLayout))")
         XCTAssertEqual(c.lastLayout?.height, 600)
         XCTAssertEqual(c.lastLayout?.screens.map(\.rect), [Rect(x: 0, y: 0, w: 800, h: 600)])
-        XCTAssertEqual(c.lastLayout?.screens.map(\.rect), try monitors(server), "the engine's screens are RandR's monitors")
+        XCTAssertEqual(c.lastLayout?.screens.map(\.rect), try server.monitors(), "the engine's screens are RandR's monitors")
         XCTAssertEqual(c.engine.framebuffer?.height, 600)
     }
 
@@ -125,7 +104,7 @@ final class DesktopSizeInteropTests: XCTestCase {
         XCTAssertEqual(c.engine.framebuffer?.width, 1824)
         XCTAssertEqual(c.lastLayout?.screens.map(\.rect), two.map(\.rect))
         // RandR on the server's display agrees.
-        XCTAssertTrue(poll(timeout: 5) { (try? monitors(server)) == two.map(\.rect) }, "monitors: \((try? monitors(server)) ?? [])")
+        XCTAssertTrue(poll(timeout: 5) { (try? server.monitors()) == two.map(\.rect) }, "monitors: \((try? server.monitors()) ?? [])")
 
         // And a second client sees it as another client's change... the first one back to one screen:
         let other = try connect(server)
@@ -136,7 +115,7 @@ final class DesktopSizeInteropTests: XCTestCase {
         XCTAssertEqual(other.requestResults, [.ok])
         XCTAssertTrue(try c.pump { _ in c.lastLayout?.screens.count == 1 }, "events \(c.events)")
         XCTAssertTrue(c.events.contains { if case .screenLayout(_, .otherClient) = $0 { return true } else { return false } })
-        XCTAssertTrue(poll(timeout: 5) { (try? monitors(server))?.count == 1 }, "monitors: \((try? monitors(server)) ?? [])")
+        XCTAssertTrue(poll(timeout: 5) { (try? server.monitors())?.count == 1 }, "monitors: \((try? server.monitors()) ?? [])")
     }
 
     /// Through the viewer's Session: the layout it observes and a two-screen request from it.
@@ -160,7 +139,7 @@ final class DesktopSizeInteropTests: XCTestCase {
         XCTAssertTrue(events.contains(.desktopSizeRequestResult(status: .ok, message: DesktopSizeStatus.ok.message)))
         XCTAssertEqual(s.screenLayout?.screens.map(\.rect), two.map(\.rect))
         XCTAssertEqual(s.lock.withLock { s.framebuffer?.width }, 1280)
-        XCTAssertTrue(poll(timeout: 5) { (try? monitors(server)) == two.map(\.rect) }, "monitors: \((try? monitors(server)) ?? [])")
+        XCTAssertTrue(poll(timeout: 5) { (try? server.monitors()) == two.map(\.rect) }, "monitors: \((try? server.monitors()) ?? [])")
     }
 
     func testProhibitedRequest() throws {
