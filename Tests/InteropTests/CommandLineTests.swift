@@ -70,6 +70,9 @@ final class CommandLineTests: XCTestCase {
             (["snapshot", "localhost:1", "-o", "/tmp/x.png", "--pixel-format", "rgb999"], "rgb888, rgb565, bgr233 or cmap8"),
             (["snapshot", "localhost:1", "-o", "/tmp/x.png", "--password-file", "/nonexistent/pw"], "cannot read password file"),
             (["bench", "/nonexistent.fbs"], "cannot read /nonexistent.fbs"),
+            (["localhost:1", "--touch", "--trackpad"], "--touch and --trackpad choose one touch mode"),
+            (["localhost:1", "--monitor", "0"], "--monitor counts remote screens from 1"),
+            (["localhost:1", "--display", "left"], "--display takes a local display number from 1, or 'all'"),
         ]
         for (args, fragment) in cases {
             let r = try viewer(args)
