@@ -43,14 +43,20 @@ public enum GestureAction: Equatable, Sendable, CustomStringConvertible {
     case pointer(x: Int, y: Int, buttons: UInt16)
     /// The viewport's zoom or pan changed: draw again.
     case viewChanged
+    /// Three fingers swiped in a direction (the front end's shortcut: the screen picker up,
+    /// the next/previous screen sideways); nothing is sent for it.
+    case threeFingerSwipe(SwipeDirection)
 
     public var description: String {
         switch self {
         case .pointer(let x, let y, let b): return "(\(x),\(y) b\(b))"
         case .viewChanged: return "view"
+        case .threeFingerSwipe(let d): return "swipe3 \(d)"
         }
     }
 }
+
+public enum SwipeDirection: Equatable, Sendable { case up, down, left, right }
 
 /// Which gestures apply.
 public enum TouchInputMode: Equatable, Sendable {
@@ -287,8 +293,15 @@ public struct GestureRecognizer: Sendable {
         guard let f = fingers[e.finger], dist(f.start, f.last) > K.tapSlop || fingers.count == 2 else { return }
         lastTap = nil  // something else came between: the next tap is a first tap
         if maxFingers >= 3 || fingers.count != maxFingers {
-            // a three-finger swipe, or a finger left over from a multi-finger tap: nothing
-            if dist(f.start, f.last) > K.tapSlop { kind = .ignored }
+            // a three-finger swipe is a shortcut for the front end, reported once; more fingers,
+            // or a finger left over from a multi-finger tap: nothing
+            if dist(f.start, f.last) > K.tapSlop {
+                kind = .ignored
+                if maxFingers == 3 && fingers.count == 3 {
+                    let dx = f.last.x - f.start.x, dy = f.last.y - f.start.y
+                    out.append(.threeFingerSwipe(abs(dx) > abs(dy) ? (dx > 0 ? .right : .left) : (dy > 0 ? .down : .up)))
+                }
+            }
             return
         }
         if fingers.count == 2 {

@@ -45,9 +45,9 @@ public enum RouterAction: Equatable, Sendable {
 ///   reconnect countdown or the end message, a finger acts as a left click; on the on-screen
 ///   keyboard it presses keys. A swipe down from the top edge opens the menu, a swipe up from
 ///   the bottom edge shows the keyboard (a keyboard-less kiosk has no F8).
-/// - Several remote screens: F9 opens the screen picker (arrows, digits, Enter, Esc, a click or a
-///   tap choose); Ctrl+Alt+PageDown/PageUp and a swipe in from the right/left edge go to the
-///   next/previous screen.
+/// - Several remote screens: F9 or a three-finger swipe up opens the screen picker (arrows,
+///   digits, Enter, Esc, a click or a tap choose); Ctrl+Alt+PageDown/PageUp, a swipe in from the
+///   right/left edge or a three-finger swipe left/right go to the next/previous screen.
 public final class InputRouter {
     public weak var sink: InputSink?
     public var viewOnly: Bool
@@ -678,6 +678,16 @@ public final class InputRouter {
                 sink?.sendPointer(x: x, y: y, buttons: b | buttons)
             case .viewChanged:
                 out.append(.redraw)
+            case .threeFingerSwipe(let d):
+                guard severalScreens else { continue }
+                switch d {
+                case .up:
+                    openPicker()
+                    out += [.pickerChanged, .redraw]
+                case .left: out.append(.cycleMonitor(forward: true))    // content moves left: the next screen comes in
+                case .right: out.append(.cycleMonitor(forward: false))
+                case .down: break
+                }
             }
         }
         return out

@@ -71,12 +71,18 @@ final class GestureTouchModeTests: XCTestCase {
         XCTAssertEqual(d.up(2, 140, 52, 0.12), [P(200, 100, 0), P(200, 100, 2), P(200, 100, 0)])
     }
 
-    func testThreeFingerSwipeDoesNothing() {
+    /// A three-finger swipe sends nothing to the server: it is reported once, with its
+    /// direction, for the front end's shortcuts.
+    func testThreeFingerSwipeIsReportedOnceAndSendsNothing() {
         var d = GestureDriver(.touch)
         d.down(1, 100, 50, 0); d.down(2, 140, 52, 0.01); d.down(3, 180, 50, 0.02)
         var out = d.move(1, 100, 90, 0.05) + d.move(2, 140, 92, 0.05) + d.move(3, 180, 90, 0.05)
+        out += d.move(1, 100, 130, 0.08)
         out += d.up(1, 100, 90, 0.1) + d.up(2, 140, 92, 0.1) + d.up(3, 180, 90, 0.1)
-        XCTAssertEqual(out, [])
+        XCTAssertEqual(out, [.threeFingerSwipe(.down)])
+        var l = GestureDriver(.trackpad)
+        l.down(1, 300, 50, 0); l.down(2, 340, 52, 0.01); l.down(3, 380, 50, 0.02)
+        XCTAssertEqual(l.move(2, 300, 55, 0.05), [.threeFingerSwipe(.left)])
     }
 
     func testPressAndHoldThenMoveDrags() {

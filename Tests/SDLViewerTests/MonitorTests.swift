@@ -161,5 +161,22 @@ final class MonitorTests: XCTestCase {
         XCTAssertEqual(r.touch(TouchEvent(finger: 3, .move, x: 90, y: 300, time: 6.1)), [.cycleMonitor(forward: false)])
         _ = r.touch(TouchEvent(finger: 3, .up, x: 90, y: 300, time: 6.2))
         XCTAssertEqual(sink.take(), [])
+        // three fingers: up opens the picker, left brings the next screen; nothing is sent
+        func swipe3(_ dx: Double, _ dy: Double, at t: Double) -> [RouterAction] {
+            var out: [RouterAction] = []
+            for (i, x) in [300.0, 340, 380].enumerated() { out += r.touch(TouchEvent(finger: Int64(10 + i), .down, x: x, y: 300, time: t)) }
+            for step in 1...4 {
+                for (i, x) in [300.0, 340, 380].enumerated() {
+                    out += r.touch(TouchEvent(finger: Int64(10 + i), .move, x: x + dx * Double(step), y: 300 + dy * Double(step), time: t + 0.02 * Double(step)))
+                }
+            }
+            for i in 0..<3 { out += r.touch(TouchEvent(finger: Int64(10 + i), .up, x: 0, y: 0, time: t + 0.2)) }
+            return out
+        }
+        XCTAssertTrue(swipe3(0, -15, at: 10).contains(.pickerChanged))
+        XCTAssertNotNil(r.picker)
+        r.closePicker()
+        XCTAssertEqual(swipe3(-15, 0, at: 12).filter { if case .cycleMonitor = $0 { return true }; return false }, [.cycleMonitor(forward: true)])
+        XCTAssertEqual(sink.take(), [])
     }
 }
