@@ -335,49 +335,49 @@ public final class ViewerWindow {
         var redraw = false
         defer { if redraw { fullPresent = true } }
         for a in actions {
-                switch a {
-                case .redraw: redraw = true
-                case .toggleFullscreen: toggleFullscreen()
-                case .setScaling(let s):
-                    router.viewport.mode = s
-                    applyCursor()
-                case .menuChanged:
-                    layoutMenu()
-                    applyCursor()
-                case .disconnect:
-                    session.stop()
-                    quit = true
-                case .quit:
-                    quit = true
-                case .retryNow:
-                    session.retryNow()
-                case .reconnect:
-                    ended = nil
-                    endReason = nil
-                    router.sessionEnded = false
-                    applyCursor()
-                    session.restart()
-                case .keyboardChanged:
-                    syncSizes()
-                    if remoteResize { resizeDue = ViewerWindow.now() + ViewerWindow.resizeDebounce }
-                    redraw = true
-                case .pickerChanged:
-                    layoutPicker()
-                    applyCursor()
-                    redraw = true
-                case .chooseMonitor(let c):
-                    monitors?.choose(c)
+            switch a {
+            case .redraw: redraw = true
+            case .toggleFullscreen: toggleFullscreen()
+            case .setScaling(let s):
+                router.viewport.mode = s
+                applyCursor()
+            case .menuChanged:
+                layoutMenu()
+                applyCursor()
+            case .disconnect:
+                session.stop()
+                quit = true
+            case .quit:
+                quit = true
+            case .retryNow:
+                session.retryNow()
+            case .reconnect:
+                ended = nil
+                endReason = nil
+                router.sessionEnded = false
+                applyCursor()
+                session.restart()
+            case .keyboardChanged:
+                syncSizes()
+                if remoteResize { resizeDue = ViewerWindow.now() + ViewerWindow.resizeDebounce }
+                redraw = true
+            case .pickerChanged:
+                layoutPicker()
+                applyCursor()
+                redraw = true
+            case .chooseMonitor(let c):
+                monitors?.choose(c)
+                applyMonitor()
+                redraw = true
+            case .cycleMonitor(let forward):
+                if let m = monitors, let c = m.cycle(forward: forward) {
+                    m.choose(c)
                     applyMonitor()
+                    showNotice(m.label(c))
                     redraw = true
-                case .cycleMonitor(let forward):
-                    if let m = monitors, let c = m.cycle(forward: forward) {
-                        m.choose(c)
-                        applyMonitor()
-                        showNotice(m.label(c))
-                        redraw = true
-                    }
                 }
             }
+        }
         if router.softCursorVisible != softCursorShown { applyCursor() }
         return redraw
     }
