@@ -62,6 +62,8 @@ public final class ViewerWindow {
     /// When the window last changed size, the request waits until this time (seconds, `now()`).
     var resizeDue: Double?
     var lastRequestedSize: (w: Int, h: Int)?
+    /// A SetDesktopSize is out and its answer has not come yet.
+    var resizeAnswerPending = false
     static let resizeDebounce = 0.5
     /// Which local display(s) to fill (`--display`); set before `run()`.
     public enum LocalDisplay: Equatable, Sendable { case number(Int), all }
@@ -513,9 +515,12 @@ public final class ViewerWindow {
                 if first && remoteResize { resizeDue = ViewerWindow.now() }
             case .updateEnded:
                 showNotice(monitors?.noLayoutNotice())
-            case .desktopSizeRequestResult(let status, let message) where !status.isSuccess:
-                session.log("remote resize: \(message)")
-                showNotice("Remote resize refused: \(message)")
+            case .desktopSizeRequestResult(let status, let message):
+                resizeAnswerPending = false
+                if !status.isSuccess {
+                    session.log("remote resize: \(message)")
+                    showNotice("Remote resize refused: \(message)")
+                }
             case .cutText(let t):
                 clipboard?.serverText(t)
             case .cutTextSkipped(let n):
@@ -626,10 +631,13 @@ public final class ViewerWindow {
             }
         }
         if screens == nil, let c = current, c.width == w, c.height == h, c.screens.count == 1 { return }
-        if let last = lastRequestedSize, last == (w, h), screens == nil, current?.width == w, current?.height == h { return }
+        // asked already: done, or the answer is still on its way
+        if let last = lastRequestedSize, last == (w, h), screens == nil,
+           resizeAnswerPending || (current?.width == w && current?.height == h) { return }
         lastRequestedSize = (w, h)
         do {
             try session.requestDesktopSize(width: w, height: h, screens: screens)
+            resizeAnswerPending = true
             session.log("remote resize: asked for \(w)x\(h)\(screens.map { " with \($0.count) screens" } ?? "")")
         } catch {
             session.log("remote resize: \(error)")
