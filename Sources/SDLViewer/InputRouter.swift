@@ -160,7 +160,7 @@ public final class InputRouter {
             let f = e.tfinger
             let phase: TouchEvent.Phase = e.type == SDL_FINGERDOWN.rawValue ? .down : e.type == SDL_FINGERUP.rawValue ? .up : .move
             // SDL gives 0...1 of the window (of the touch device on KMSDRM, which is the screen)
-            let (w, h) = windowSize.w > 0 ? windowSize : (Double(viewport.windowWidth), Double(viewport.windowHeight))
+            let (w, h) = touchArea
             return touch(TouchEvent(finger: f.fingerId, phase, x: Double(f.x) * w, y: Double(f.y) * h,
                                     time: Double(f.timestamp) / 1000))
         case SDL_MOUSEWHEEL.rawValue where e.wheel.which != InputRouter.touchMouseID:
@@ -206,12 +206,8 @@ public final class InputRouter {
         }
         if k.down && severalScreens && ctrlAltHeld
             && (k.scancode == Int32(SDL_SCANCODE_PAGEDOWN.rawValue) || k.scancode == Int32(SDL_SCANCODE_PAGEUP.rawValue)) {
-            // the screen shortcut is ours: its release is not sent either (nothing was pressed)
+            // the screen shortcut is ours; its release is not sent (only what a press sent is released)
             return [.cycleMonitor(forward: k.scancode == Int32(SDL_SCANCODE_PAGEDOWN.rawValue))]
-        }
-        if !k.down && picker == nil && (k.scancode == InputRouter.scF9 && severalScreens
-            || pressed[k.scancode] == nil && (k.scancode == Int32(SDL_SCANCODE_PAGEDOWN.rawValue) || k.scancode == Int32(SDL_SCANCODE_PAGEUP.rawValue)) && ctrlAltHeld) {
-            return []
         }
         if k.down && k.scancode == InputRouter.scF8 {
             guard !k.isRepeat else { return [] }
@@ -268,7 +264,7 @@ public final class InputRouter {
         releaseAll()
         menu = ViewerMenu(fullscreen: fullscreen, scaling: viewport.mode, viewOnly: viewOnly,
                           touchMode: touchMode, keyboardShown: keyboard != nil, zoomed: viewport.mode != .fit,
-                          screens: severalScreens ? ScreenPicker(layout: screenLayout ?? ScreenLayout(width: 0, height: 0, screens: []), current: monitorChoice).label(for: monitorChoice) : nil)
+                          screens: severalScreens ? screenLayout.map { ScreenPicker(layout: $0).label(for: monitorChoice) } : nil)
     }
 
     public func closeMenu() { menu = nil }
@@ -556,6 +552,11 @@ public final class InputRouter {
         apply(gestures.poll(now: now, viewport: &viewport))
     }
 
+    /// The window in points, where fingers land (the viewport's when the window did not say).
+    var touchArea: (w: Double, h: Double) {
+        windowSize.w > 0 ? windowSize : (Double(viewport.windowWidth), Double(viewport.windowHeight))
+    }
+
     /// One finger event in window points (also the entry point for tests).
     public func touch(_ t: TouchEvent) -> [RouterAction] {
         if let ui = uiFingers[t.finger] { return uiTouch(t, ui) }
@@ -582,8 +583,7 @@ public final class InputRouter {
             return out
         }
         if t.phase == .down && gestureFingers.isEmpty && !gestures.needsPolling {
-            let h = windowSize.h > 0 ? windowSize.h : Double(viewport.windowHeight)
-            let w = windowSize.w > 0 ? windowSize.w : Double(viewport.windowWidth)
+            let (w, h) = touchArea
             let top = t.y < InputRouter.edgeZone
             let bottom = keyboard == nil && h > 0 && t.y >= h - InputRouter.edgeZone
             // the side edges only matter with several remote screens (swipe to the next one)

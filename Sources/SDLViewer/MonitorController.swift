@@ -86,10 +86,9 @@ final class MonitorController {
 
     /// A label for notices: "Screen 2 of 3" or "All screens".
     func label(_ c: MonitorChoice) -> String {
-        guard let layout else { return "All screens" }
-        let p = ScreenPicker(layout: layout, current: c)
-        guard case .screen(let id) = c, let n = p.number(ofScreen: id) else { return "All screens" }
-        return "Screen \(n) of \(p.screens.count)"
+        guard let layout, case .screen = c else { return "All screens" }
+        let p = ScreenPicker(layout: layout)
+        return "\(p.label(for: c)) of \(p.screens.count)"
     }
 
     static func choice(_ s: MonitorMemory.Choice) -> MonitorChoice {

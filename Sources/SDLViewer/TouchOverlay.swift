@@ -47,7 +47,8 @@ final class SoftCursorSprite {
     /// The server's shape, or the arrow for nil or an empty (invisible) shape: a soft cursor
     /// that cannot be seen cannot be steered.
     func setImage(_ c: CursorImage?) {
-        let img = (c.map { $0.isEmpty || $0.argb.count < $0.width * $0.height } ?? true) ? SoftCursorSprite.arrow : (c ?? SoftCursorSprite.arrow)
+        let img: CursorImage
+        if let c, !c.isEmpty, c.argb.count >= c.width * c.height { img = c } else { img = SoftCursorSprite.arrow }
         if let texture { SDL_DestroyTexture(texture) }
         texture = nil
         guard let t = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ARGB8888.rawValue, Int32(SDL_TEXTUREACCESS_STATIC.rawValue),

@@ -390,8 +390,10 @@ public final class ViewerWindow {
     func handlePromptInput(_ e: SDL_Event) -> Bool {
         guard let router else { return handlePrompt(e) }
         switch e.type {
-        case SDL_MOUSEMOTION.rawValue, SDL_MOUSEBUTTONDOWN.rawValue, SDL_MOUSEBUTTONUP.rawValue:
-            if e.button.which == UInt32(bitPattern: -1) { return false }
+        case SDL_MOUSEMOTION.rawValue:
+            if e.motion.which == InputRouter.touchMouseID { return false }
+        case SDL_MOUSEBUTTONDOWN.rawValue, SDL_MOUSEBUTTONUP.rawValue:
+            if e.button.which == InputRouter.touchMouseID { return false }
         case SDL_FINGERDOWN.rawValue, SDL_FINGERMOTION.rawValue, SDL_FINGERUP.rawValue:
             let (w, h) = router.windowSize
             let p = ViewPoint(x: Double(e.tfinger.x) * w, y: Double(e.tfinger.y) * h)

@@ -77,30 +77,10 @@ public final class FileCredentialStore: CredentialStore {
     public func save(server: String, credentials c: Credentials) throws {
         guard !server.contains(" "), !server.contains("\n") else { throw ProtocolError("cannot save credentials for '\(server)'") }
         try FileCredentialStore.lock.withLock {
-            let dir = (path as NSString).deletingLastPathComponent
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
             var all = entries().filter { !($0.server == server && $0.user == c.username) }
             all.append(Entry(server: server, user: c.username, password: c.password))
             let text = FileCredentialStore.header + all.map { FileCredentialStore.encode($0) + "\n" }.joined()
-            // Created 0600 from the start (O_EXCL, no umask window), then renamed over the old file.
-            let tmp = path + ".tmp-\(getpid())"
-            unlink(tmp)
-            let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw ProtocolError("cannot write \(tmp): \(String(cString: strerror(errno)))") }
-            var ok = fchmod(fd, 0o600) == 0
-            let bytes = Array(text.utf8)
-            var off = 0
-            while ok && off < bytes.count {
-                let n = bytes[off...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                if n <= 0 { ok = false } else { off += n }
-            }
-            ok = ok && fsync(fd) == 0
-            close(fd)
-            guard ok, rename(tmp, path) == 0 else {
-                unlink(tmp)
-                throw ProtocolError("cannot write \(path): \(String(cString: strerror(errno)))")
-            }
+            try PrivateFile.replace(path, with: text)
         }
     }
 }

@@ -54,7 +54,7 @@ public final class MonitorMemory: Sendable {
             var all = entries().filter { $0.server != server }
             all.append(Entry(server: server, choice: choice))
             if all.count > limit { all.removeFirst(all.count - limit) }
-            try replaceFile(with: MonitorMemory.header + all.map { MonitorMemory.encode($0) + "\n" }.joined())
+            try PrivateFile.replace(url.path, with: MonitorMemory.header + all.map { MonitorMemory.encode($0) + "\n" }.joined())
         }
     }
 
@@ -87,32 +87,5 @@ public final class MonitorMemory: Sendable {
             out.append(e)
         }
         return out
-    }
-
-    /// Atomic replace: a temporary file in the same directory, then rename, so a crash or a full
-    /// disk leaves the old file whole rather than a truncated one.
-    private func replaceFile(with text: String) throws {
-        let path = url.path
-        let dir = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        let tmp = path + ".tmp-\(getpid())"
-        unlink(tmp)
-        // 0600: the list of servers one connects to is nobody else's business
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw ProtocolError("cannot write \(tmp): \(String(cString: strerror(errno)))") }
-        let bytes = Array(text.utf8)
-        var ok = true, off = 0
-        while ok && off < bytes.count {
-            let n = bytes[off...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { ok = false } else { off += n }
-        }
-        ok = ok && fsync(fd) == 0
-        close(fd)
-        guard ok, rename(tmp, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(tmp)
-            throw ProtocolError("cannot write \(path): \(reason)")
-        }
     }
 }

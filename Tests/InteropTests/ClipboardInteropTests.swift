@@ -145,16 +145,7 @@ final class ClipboardInteropTests: XCTestCase {
         probe.stop()
         let local = try startLocalXvfb(avoiding: [server.display], size: "640x480", dir: dir)
         let localEnv = ["DISPLAY": ":\(local)"], serverEnv = ["DISPLAY": server.displayName]
-        let viewer = try ChildProcess(name: "viewer", executable: viewerPath,
-                                      arguments: ["127.0.0.1::\(server.port)", "--encodings", "raw"],
-                                      logURL: dir.appendingPathComponent("viewer.log"),
-                                      environment: localEnv.merging(["SDL_VIDEODRIVER": "x11"]) { $1 })
-        addTeardownBlock { viewer.stop() }
-        XCTAssertTrue(poll(timeout: 20) {
-            guard let r = try? runTool("xdotool", ["search", "--name", "farcast-interop"], in: dir, environment: localEnv, allowFailure: true)
-            else { return false }
-            return !r.stdout.isEmpty
-        }, "viewer window ready: \(viewer.logTail())")
+        let viewer = try startViewerWindow(port: server.port, display: ":\(local)", dir: dir, [])
 
         func owner(_ text: String, _ env: [String: String], _ name: String) throws -> ChildProcess {
             let file = dir.appendingPathComponent("\(name).txt")
@@ -190,16 +181,7 @@ final class ClipboardInteropTests: XCTestCase {
         probe.stop()
         let local = try startLocalXvfb(avoiding: [server.display], size: "640x480", dir: dir)
         let localEnv = ["DISPLAY": ":\(local)"], serverEnv = ["DISPLAY": server.displayName]
-        let viewer = try ChildProcess(name: "viewer", executable: viewerPath,
-                                      arguments: ["127.0.0.1::\(server.port)", "--encodings", "raw", "--verbose"],
-                                      logURL: dir.appendingPathComponent("viewer.log"),
-                                      environment: localEnv.merging(["SDL_VIDEODRIVER": "x11"]) { $1 })
-        addTeardownBlock { viewer.stop() }
-        XCTAssertTrue(poll(timeout: 20) {
-            guard let r = try? runTool("xdotool", ["search", "--name", "farcast-interop"], in: dir, environment: localEnv, allowFailure: true)
-            else { return false }
-            return !r.stdout.isEmpty
-        }, "viewer window ready: \(viewer.logTail())")
+        let viewer = try startViewerWindow(port: server.port, display: ":\(local)", dir: dir, ["--verbose"])
         func clipboard(_ env: [String: String]) -> String {
             guard let r = try? runTool("xclip", ["-o", "-selection", "clipboard"], in: dir, environment: env, timeout: 10, allowFailure: true)
             else { return "" }
@@ -225,16 +207,7 @@ final class ClipboardInteropTests: XCTestCase {
         probe.stop()
         let local = try startLocalXvfb(avoiding: [server.display], size: "640x480", dir: dir)
         let localEnv = ["DISPLAY": ":\(local)"], serverEnv = ["DISPLAY": server.displayName]
-        let viewer = try ChildProcess(name: "viewer", executable: viewerPath,
-                                      arguments: ["127.0.0.1::\(server.port)", "--encodings", "raw", "--clipboard-primary"],
-                                      logURL: dir.appendingPathComponent("viewer.log"),
-                                      environment: localEnv.merging(["SDL_VIDEODRIVER": "x11"]) { $1 })
-        addTeardownBlock { viewer.stop() }
-        XCTAssertTrue(poll(timeout: 20) {
-            guard let r = try? runTool("xdotool", ["search", "--name", "farcast-interop"], in: dir, environment: localEnv, allowFailure: true)
-            else { return false }
-            return !r.stdout.isEmpty
-        }, "viewer window ready: \(viewer.logTail())")
+        let viewer = try startViewerWindow(port: server.port, display: ":\(local)", dir: dir, ["--clipboard-primary"])
 
         func owner(_ text: String, _ sel: String, _ env: [String: String], _ name: String) throws -> ChildProcess {
             let file = dir.appendingPathComponent("\(name).txt")
@@ -282,16 +255,7 @@ final class ClipboardInteropTests: XCTestCase {
         probe.stop()
         let local = try startLocalXvfb(avoiding: [server.display], size: "1280x1024", dir: dir)
         let localEnv = ["DISPLAY": ":\(local)"], serverEnv = ["DISPLAY": server.displayName]
-        let viewer = try ChildProcess(name: "viewer", executable: viewerPath,
-                                      arguments: ["127.0.0.1::\(server.port)", "--encodings", "raw", "--clipboard-max-size", "100", "--verbose"],
-                                      logURL: dir.appendingPathComponent("viewer.log"),
-                                      environment: localEnv.merging(["SDL_VIDEODRIVER": "x11"]) { $1 })
-        addTeardownBlock { viewer.stop() }
-        XCTAssertTrue(poll(timeout: 20) {
-            guard let r = try? runTool("xdotool", ["search", "--name", "farcast-interop"], in: dir, environment: localEnv, allowFailure: true)
-            else { return false }
-            return !r.stdout.isEmpty
-        }, "viewer window ready: \(viewer.logTail())")
+        let viewer = try startViewerWindow(port: server.port, display: ":\(local)", dir: dir, ["--clipboard-max-size", "100", "--verbose"])
         // the lower half of the screen, where the notice goes (the status panels are centred)
         _ = try InteropTools.need("import")
         func brightBelow() -> Int {

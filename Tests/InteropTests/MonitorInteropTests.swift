@@ -24,17 +24,9 @@ final class MonitorInteropTests: XCTestCase {
     }
 
     func startViewer(_ server: VNCServer, display: String, dir: URL, _ args: [String], name: String = "viewer") throws -> ChildProcess {
-        let env = ["DISPLAY": display, "SDL_VIDEODRIVER": "x11", "XDG_STATE_HOME": dir.appendingPathComponent("state").path]
-        let v = try ChildProcess(name: name, executable: viewerPath,
-                                 arguments: ["127.0.0.1::\(server.port)", "--encodings", "raw", "--verbose"] + args,
-                                 logURL: dir.appendingPathComponent("\(name).log"), environment: env)
-        addTeardownBlock { v.stop() }
-        XCTAssertTrue(poll(timeout: 20) {
-            guard let r = try? runTool("xdotool", ["search", "--name", "farcast-interop"], in: dir, environment: ["DISPLAY": display], allowFailure: true)
-            else { return false }
-            return !r.stdout.isEmpty
-        }, "viewer window ready: \(v.logTail())")
-        return v
+        // the screen choice is remembered in the test's own directory
+        try startViewerWindow(port: server.port, display: display, dir: dir, ["--verbose"] + args, name: name,
+                              environment: ["XDG_STATE_HOME": dir.appendingPathComponent("state").path])
     }
 
     func captureLocal(_ display: String, dir: URL) throws -> RGBImage {

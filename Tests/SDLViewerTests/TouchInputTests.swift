@@ -36,6 +36,12 @@ final class TouchInputTests: XCTestCase {
         Synth.push(e)
     }
 
+    /// Pointer events with a button or wheel bit down (presses, drags, wheel steps).
+    static func withButtons(_ s: RecordingSink.Sent) -> Bool {
+        if case .pointer(_, _, let b) = s { return b != 0 }
+        return false
+    }
+
     /// The mouse copy SDL makes of a touch (which = SDL_TOUCH_MOUSEID).
     static func touchMouse(down: Bool?, _ x: Int32, _ y: Int32) {
         var e = SDL_Event()
@@ -74,7 +80,7 @@ final class TouchInputTests: XCTestCase {
         Self.finger(SDL_FINGERUP, 2, 140, 120)
         Synth.drain(r)
         let right = sink.take()
-        XCTAssertEqual(right.filter { if case .pointer(_, _, let b) = $0 { return b != 0 }; return false },
+        XCTAssertEqual(right.filter(Self.withButtons),
                        [.pointer(x: 200, y: 160, buttons: 4)], "\(right)")
         Self.finger(SDL_FINGERDOWN, 3, 300, 300)
         Self.finger(SDL_FINGERDOWN, 4, 330, 300)
@@ -82,7 +88,7 @@ final class TouchInputTests: XCTestCase {
         for id in [3, 4, 5] as [Int64] { Self.finger(SDL_FINGERUP, id, 300, 300) }
         Synth.drain(r)
         let middle = sink.take()
-        XCTAssertEqual(middle.filter { if case .pointer(_, _, let b) = $0 { return b != 0 }; return false },
+        XCTAssertEqual(middle.filter(Self.withButtons),
                        [.pointer(x: 600, y: 520, buttons: 2)], "\(middle)")
     }
 
@@ -170,7 +176,7 @@ final class TouchInputTests: XCTestCase {
         XCTAssertEqual(Double(after?.y ?? 0), Double(before?.y ?? 0), accuracy: 3)
         _ = r.touch(TouchEvent(finger: 3, .up, x: 180, y: 240, time: 20.2))
         _ = r.touch(TouchEvent(finger: 4, .up, x: 460, y: 240, time: 20.2))
-        XCTAssertEqual(sink.take().filter { if case .pointer(_, _, let b) = $0 { return b != 0 }; return false }, [])
+        XCTAssertEqual(sink.take().filter(Self.withButtons), [])
         // the menu offers to reset the zoom, and does
         r.openMenu()
         guard let i = r.menu?.items.firstIndex(where: { $0.action == .resetZoom }) else { return XCTFail("no Reset zoom entry") }

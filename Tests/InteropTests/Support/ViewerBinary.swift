@@ -27,3 +27,24 @@ extension XCTestCase {
         return local
     }
 }
+
+extension XCTestCase {
+    /// The real viewer in an SDL window on X `display`, connected to the harness server on
+    /// `port` with Raw (exact pixels), stopped in teardown. Returns once the window carries the
+    /// harness desktop's name (the session is ready).
+    func startViewerWindow(port: Int, display: String, dir: URL, _ args: [String] = [], name: String = "viewer",
+                           environment: [String: String] = [:],
+                           file: StaticString = #filePath, line: UInt = #line) throws -> ChildProcess {
+        let env = ["DISPLAY": display, "SDL_VIDEODRIVER": "x11"].merging(environment) { $1 }
+        let v = try ChildProcess(name: name, executable: viewerPath,
+                                 arguments: ["127.0.0.1::\(port)", "--encodings", "raw"] + args,
+                                 logURL: dir.appendingPathComponent("\(name).log"), environment: env)
+        addTeardownBlock { v.stop() }
+        XCTAssertTrue(poll(timeout: 20) {
+            guard let r = try? runTool("xdotool", ["search", "--name", "farcast-interop"], in: dir,
+                                       environment: ["DISPLAY": display], allowFailure: true) else { return false }
+            return !r.stdout.isEmpty
+        }, "viewer window ready: \(v.logTail())", file: file, line: line)
+        return v
+    }
+}
