@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "viewer", targets: ["viewer"]),
         .library(name: "RFB", targets: ["RFB"]),
+        .library(name: "FarcastTools", targets: ["FarcastTools"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -27,17 +28,20 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .target(name: "RFB", dependencies: ["CZlib", "CTurboJPEG", "COpenSSL"]),
         .target(name: "VNCSession", dependencies: ["RFB"]),
+        // What tools need and the viewer's window does not: PNG, FBS, the decode benchmark.
+        .target(name: "FarcastTools", dependencies: ["RFB", "CZlib"]),
         .target(name: "Interaction", dependencies: ["RFB", "CXKBCommon"]),
         .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "CSDL2", "CSDL2TTF"]),
         .executableTarget(name: "viewer", dependencies: [
-            "RFB", "VNCSession", "Interaction", "SDLViewer",
+            "RFB", "VNCSession", "Interaction", "SDLViewer", "FarcastTools",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "RFBTests", dependencies: ["RFB", "CZlib", "CTurboJPEG"]),
+        .testTarget(name: "RFBTests", dependencies: ["RFB", "FarcastTools", "CZlib", "CTurboJPEG"]),
+        .testTarget(name: "FarcastToolsTests", dependencies: ["FarcastTools", "RFB", "CZlib"]),
         .testTarget(name: "InteractionTests", dependencies: ["Interaction", "RFB", "CXKBCommon"]),
         .testTarget(name: "SDLViewerTests", dependencies: ["SDLViewer", "Interaction", "VNCSession", "RFB", "CSDL2"]),
         .testTarget(name: "VNCSessionTests", dependencies: ["VNCSession", "RFB"]),
-        .testTarget(name: "InteropTests", dependencies: ["RFB", "VNCSession"]),
+        .testTarget(name: "InteropTests", dependencies: ["RFB", "VNCSession", "FarcastTools"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -67,7 +67,7 @@ final class QEMUInteropTests: XCTestCase {
         o.settings.serverName = Loopback.host
         o.settings.serverPort = port
         o.settings.x509CAFile = ca
-        o.settings.trustEvaluator = trust
+        o.trust = trust
         o.quietSeconds = 0.5
         o.maxSeconds = 20
         return o

@@ -69,7 +69,7 @@ final class SecurityInteropTests: XCTestCase {
         o.settings.serverName = host
         o.settings.serverPort = port
         o.settings.x509CAFile = ca
-        o.settings.trustEvaluator = trust
+        o.trust = trust
         o.quietSeconds = 0.7
         return o
     }

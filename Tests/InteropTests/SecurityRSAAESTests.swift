@@ -154,7 +154,7 @@ main()
         o.settings.password = password.map { Array($0.utf8) }
         o.settings.serverName = "127.0.0.1"
         o.settings.serverPort = port
-        o.settings.trustEvaluator = trust
+        o.trust = trust
         o.quietSeconds = 0.3
         o.maxSeconds = 20
         return o

@@ -109,8 +109,15 @@ final class EngineTests: XCTestCase {
         // wrong password: 3.8 gives a reason
         assertFails(S.version("003.008") + [1, 2] + challenge + be32(1) + be32(21) + Array("Authentication failure".utf8).prefix(21),
                     "authentication failed", settings: s)
-        // no password configured: a clear instruction
-        assertFails(S.version("003.008") + [1, 2] + challenge, "--password-file")
+        // no password configured: the engine asks (an event) and waits; the answer is sent
+        let q = ClientEngine(settings: ClientSettings())
+        try q.feed(S.version("003.008") + [1, 2] + challenge)
+        XCTAssertEqual(q.phase, .awaitingCredentials)
+        XCTAssertTrue(q.takeEvents().contains(.credentialsRequired(CredentialRequest(method: "VncAuth", needsUsername: false, server: ":5900"))))
+        _ = q.takeOutput()
+        try q.provideCredentials(Credentials(password: Array("late".utf8)))
+        XCTAssertEqual(q.takeOutput(), VNCAuth.response(challenge: challenge, password: Array("late".utf8)))
+        XCTAssertEqual(q.phase, .authenticating)
     }
 
     func testNoCommonSecurityType() {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import RFB
+import FarcastTools
 
 /// Hostile-server robustness: real recorded sessions, mutated, fed in random-sized chunks.
 /// Every run must end in success or a ProtocolError: no crash, no trap, no other error.

@@ -112,18 +112,45 @@ final class SecurityTests: XCTestCase {
         }
     }
 
-    func testVeNCryptAsksTheProviderForMissingCredentials() throws {
+    /// Missing credentials are an event; the engine waits in a phase, more bytes meanwhile
+    /// change nothing, and the answer completes the login without repeating what was sent.
+    func testVeNCryptAsksForMissingCredentialsAsAnEvent() throws {
+        for drip in [false, true] {
+            var s = ClientSettings()
+            s.securityMethods = [.veNCrypt(VeNCryptSubtype.plain)]
+            s.serverName = "pi.local"; s.serverPort = 5900
+            let e = ClientEngine(settings: s)
+            let server = S.version("003.008") + [1, 19] + [0, 2] + [0] + [1] + be32(256)
+            if drip { for b in server { try e.feed([b]) } } else { try e.feed(server) }
+            XCTAssertEqual(e.takeEvents().filter { if case .credentialsRequired = $0 { return true }; return false },
+                           [.credentialsRequired(CredentialRequest(method: "Plain", needsUsername: true, server: "pi.local:5900"))])
+            XCTAssertEqual(e.phase, .awaitingCredentials)
+            let before = e.takeOutput()
+            XCTAssertEqual(Array(before.suffix(4)), be32(256), "the subtype choice went out once")
+            // the SecurityResult arrives before the user answered: still waiting, asked once
+            try e.feed(be32(0))
+            XCTAssertEqual(e.phase, .awaitingCredentials)
+            XCTAssertTrue(e.takeEvents().isEmpty)
+            XCTAssertTrue(e.takeOutput().isEmpty)
+            try e.provideCredentials(Credentials(username: "u", password: Array("p".utf8)))
+            XCTAssertEqual(e.takeOutput(), be32(1) + be32(1) + [UInt8(ascii: "u"), UInt8(ascii: "p")] + [1], "credentials, then ClientInit")
+            XCTAssertEqual(e.phase, .initialising)
+            try e.feed(S.serverInit(w: 2, h: 2))
+            XCTAssertEqual(e.phase, .normal)
+        }
+        // a user name the method needs and did not get
         var s = ClientSettings()
         s.securityMethods = [.veNCrypt(VeNCryptSubtype.plain)]
-        s.serverName = "pi.local"; s.serverPort = 5900
-        let asked = LockedRequests()
-        s.credentialProvider = { req in asked.add(req); return Credentials(username: "u", password: Array("p".utf8)) }
         let e = ClientEngine(settings: s)
         try e.feed(S.version("003.008") + [1, 19] + [0, 2] + [0] + [1] + be32(256))
-        XCTAssertEqual(asked.all, [CredentialRequest(method: "Plain", needsUsername: true, server: "pi.local:5900")])
-        XCTAssertEqual(Array(e.takeOutput().suffix(10)), be32(1) + be32(1) + [UInt8(ascii: "u"), UInt8(ascii: "p")])
-        // no provider, no credentials: a clear instruction
-        assertFails(try engine("Plain"), S.version("003.008") + [1, 19] + [0, 2] + [0] + [1] + be32(256), "VNC_USERNAME")
+        XCTAssertThrowsError(try e.provideCredentials(Credentials(password: Array("p".utf8)))) {
+            XCTAssertTrue("\($0)".contains("user name"), "\($0)")
+        }
+        // nobody to answer: the front end ends the handshake with its reason
+        let c = ClientEngine(settings: s)
+        try c.feed(S.version("003.008") + [1, 19] + [0, 2] + [0] + [1] + be32(256))
+        XCTAssertEqual(c.cancelHandshake("no password given").message, "no password given")
+        XCTAssertEqual(c.phase, .failed)
     }
 
     func testVeNCryptMalformed() throws {

@@ -16,8 +16,11 @@ final class ZStream {
     /// A finished stream's 4-byte Adler-32 trailer still to skip; nothing after it is consumed.
     private var trailerLeft = 0
     private var ended = false
+    /// Told of each inflate call (benchmarks); nil otherwise.
+    private let probe: LibraryProbe?
 
-    init() {
+    init(probe: LibraryProbe? = nil) {
+        self.probe = probe
         strm = .allocate(capacity: 1)
         strm.initialize(to: z_stream())
         initialised = ZStream.initRaw(strm)
@@ -79,9 +82,9 @@ final class ZStream {
             strm.pointee.avail_in = UInt32(inChunk)
             strm.pointee.next_out = output + produced
             strm.pointee.avail_out = UInt32(outChunk)
-            let t0 = LibraryTiming.enabled ? LibraryTiming.now() : 0
+            let token = probe?.enter(.zlib)
             let rc = CZlib.inflate(strm, Z_SYNC_FLUSH)
-            if LibraryTiming.enabled { LibraryTiming.inflateNanos &+= LibraryTiming.now() &- t0 }
+            if let token { probe?.leave(.zlib, token) }
             let usedIn = inChunk - Int(strm.pointee.avail_in)
             let usedOut = outChunk - Int(strm.pointee.avail_out)
             consumed += usedIn; produced += usedOut

@@ -1,10 +1,10 @@
 /// Zlib (encoding 6): u32 length, then zlib data on one connection-long stream that inflates
 /// to exactly the rect's raw pixels.
 final class ZlibDecoder: RectDecoder {
-    private let stream = ZStream()
+    private let stream: ZStream
     private let scratch = ScratchBuffer()
 
-    init() {}
+    init(probe: LibraryProbe? = nil) { stream = ZStream(probe: probe) }
 
     func decode(rect: Rect, reader: inout ByteReader, fb: Framebuffer, pf: PixelConverter, resume: Bool) throws {
         // One unit per rect: zlib state cannot be rewound, so nothing happens until all bytes are in.

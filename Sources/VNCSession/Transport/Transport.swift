@@ -8,7 +8,8 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
     public init(_ d: String) { description = d }
 }
 
-/// A connected byte stream the session reads and writes (session thread only).
+/// A connected byte stream the session reads and writes (session thread only, except
+/// `interrupt`). Sockets are the real ones; tests drive a session over an in-memory one.
 public protocol Transport: AnyObject, Sendable {
     /// The descriptor to poll for readability.
     var fd: Int32 { get }
@@ -18,6 +19,10 @@ public protocol Transport: AnyObject, Sendable {
     /// 0 means the peer closed.
     func recv(into buf: UnsafeMutableRawPointer, capacity: Int) throws -> Int
     func close()
+    /// Any thread: wakes the session thread blocked on this transport; it then fails or ends.
+    func interrupt()
+    /// Waits for readable data or for `wake` (a pipe's read end) to become readable.
+    func waitReadable(timeout: Double, orWake wake: Int32) -> (readable: Bool, woken: Bool)
 }
 
 extension Transport {
@@ -32,7 +37,9 @@ extension Transport {
         }
     }
 
-    /// Waits for readable data or for `wake` (a pipe's read end) to become readable.
+    public func interrupt() {}
+
+    /// Polls `fd` and `wake` together.
     public func waitReadable(timeout: Double, orWake wake: Int32) -> (readable: Bool, woken: Bool) {
         var p = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
         let ms = timeout < 0 ? -1 : Int32(min(timeout * 1000, 3_600_000))

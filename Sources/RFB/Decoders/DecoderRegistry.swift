@@ -1,14 +1,14 @@
 /// The decoders this build has, by encoding number. One instance each per connection,
 /// so stream state (zlib) lives as long as the connection.
-func makeDecoders() -> [Int32: RectDecoder] {
+func makeDecoders(probe: LibraryProbe? = nil) -> [Int32: RectDecoder] {
     [
         Encoding.raw: RawDecoder(),
         Encoding.copyRect: CopyRectDecoder(),
         Encoding.rre: RREDecoder(compact: false),
         Encoding.coRRE: RREDecoder(compact: true),
         Encoding.hextile: HextileDecoder(),
-        Encoding.zlib: ZlibDecoder(),
-        Encoding.tight: TightDecoder(),
-        Encoding.zrle: ZRLEDecoder(),
+        Encoding.zlib: ZlibDecoder(probe: probe),
+        Encoding.tight: TightDecoder(probe: probe),
+        Encoding.zrle: ZRLEDecoder(probe: probe),
     ]
 }

@@ -1,7 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
 /// The decoded remote screen: one contiguous buffer of 0x00RRGGBB pixels (SDL's XRGB8888),
 /// `width` pixels per row, plus the damage recorded since the front end last took it.
-/// Not thread-safe by itself: the session holds its lock while decoding, the front end while uploading.
+/// Guarded by `lock`: the engine holds it for one rect (or a resize) at a time, the front end
+/// while it reads pixels and damage.
 public final class Framebuffer: @unchecked Sendable {
+    /// Kept with the value it guards.
+    public let lock = FramebufferLock()
     public private(set) var width: Int
     public private(set) var height: Int
     public private(set) var pixels: UnsafeMutablePointer<UInt32>
@@ -88,4 +96,41 @@ public final class Framebuffer: @unchecked Sendable {
 
     /// Copy of the pixels (tests and snapshots).
     public func snapshotPixels() -> [UInt32] { Array(UnsafeBufferPointer(start: pixels, count: width * height)) }
+}
+
+/// The framebuffer's mutex, biased towards readers: the decoding side takes it once per rect and
+/// gives way first when a reader waits, so a flood of rects cannot starve the window.
+public final class FramebufferLock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let readersWaiting = Atomic<Int>(0)
+    /// How many times a writer yields to a waiting reader before taking the lock anyway.
+    static let maxYields = 10_000
+
+    public init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+    deinit { pthread_mutex_destroy(mutex); mutex.deallocate() }
+
+    /// The decoder's side (session thread), around one rect.
+    public func withWriterLock<T>(_ body: () throws -> T) rethrows -> T {
+        var yields = 0
+        while readersWaiting.load(ordering: .acquiring) > 0 && yields < FramebufferLock.maxYields {
+            sched_yield()
+            yields += 1
+        }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
+    /// The front end's side (any other thread): waits at most for the rect being decoded.
+    public func withReaderLock<T>(_ body: () throws -> T) rethrows -> T {
+        readersWaiting.add(1, ordering: .acquiringAndReleasing)
+        pthread_mutex_lock(mutex)
+        readersWaiting.subtract(1, ordering: .acquiringAndReleasing)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
 }

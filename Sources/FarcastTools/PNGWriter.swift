@@ -1,3 +1,4 @@
+import RFB
 import Foundation
 import CZlib
 

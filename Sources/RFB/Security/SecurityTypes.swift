@@ -1,7 +1,29 @@
 import Foundation
 
-/// Security type numbers, vncviewer's SecurityTypes names, and the hooks through which the engine
-/// asks for credentials and for a decision on a server identity it cannot verify.
+/// Security type numbers, vncviewer's SecurityTypes names, and what the engine asks through its
+/// events: credentials, and a decision on a server identity it cannot verify.
+
+public enum SecurityType {
+    public static let invalid: UInt8 = 0
+    public static let none: UInt8 = 1
+    public static let vncAuth: UInt8 = 2
+    public static func name(_ t: UInt8) -> String {
+        switch t {
+        case 1: return "None"
+        case 2: return "VncAuth"
+        case 5: return "RA2"
+        case 6: return "RA2ne"
+        case 16: return "Tight"
+        case 18: return "TLS"
+        case 19: return "VeNCrypt"
+        case 30: return "Apple Remote Desktop"
+        case 129: return "RA2_256"
+        case 130: return "RA2ne_256"
+        default: return "type \(t)"
+        }
+    }
+}
+
 
 extension SecurityType {
     public static let ra2: UInt8 = 5
@@ -77,13 +99,19 @@ public enum SecurityMethod: Equatable, Sendable {
         ("ard", .type(SecurityType.appleRemoteDesktop)), ("dh", .type(SecurityType.appleRemoteDesktop)),
     ]
 
+    /// Every method's name, strongest first ("X509Plain, X509Vnc, …"), for messages and help.
+    public static var knownNames: String { defaultOrder.map(\.listName).joined(separator: ", ") }
+
+    /// The name as lists of security types spell it (vncviewer's; "ARD" for Apple's).
+    public var listName: String { self == .type(SecurityType.appleRemoteDesktop) ? "ARD" : name }
+
     /// Parses a comma-separated list of vncviewer SecurityTypes names (case-insensitive).
     public static func parseList(_ list: String) throws -> [SecurityMethod] {
         var out: [SecurityMethod] = []
         for raw in list.split(separator: ",") {
             let n = raw.trimmingCharacters(in: .whitespaces).lowercased()
             guard let m = names.first(where: { $0.0 == n })?.1 else {
-                throw ProtocolError("unknown security type '\(n)'; known: None, VncAuth, Plain, TLSNone, TLSVnc, TLSPlain, X509None, X509Vnc, X509Plain, RA2, RA2ne, RA2_256, RA2ne_256, ARD")
+                throw ProtocolError("unknown security type '\(n)'; known: \(knownNames)")
             }
             if !out.contains(m) { out.append(m) }
         }
@@ -145,22 +173,6 @@ public struct ServerIdentity: Sendable, Equatable {
         self.kind = kind; self.server = server; self.fingerprint = fingerprint
         self.displayFingerprint = displayFingerprint; self.verifyError = verifyError; self.subject = subject
     }
-
-    /// What the user can do about it, by the reason it did not verify (OpenSSL's verify error).
-    public var remedy: String {
-        guard kind == .x509 else { return "Accept it once with --trust-new-certificate" }
-        let e = (verifyError ?? "").lowercased()
-        if e.contains("expired") {
-            return "The certificate has expired: renew it on the server (--trust-new-certificate would accept and remember this expired one)"
-        }
-        if e.contains("not yet valid") {
-            return "The certificate is not valid yet: check the clocks of this machine and the server"
-        }
-        if e.contains("hostname mismatch") {
-            return "Connect by a name the certificate holds, or accept it once with --trust-new-certificate"
-        }
-        return "Give its CA with --x509-ca FILE, or accept it once with --trust-new-certificate"
-    }
 }
 
 public enum TrustDecision: Sendable, Equatable {
@@ -168,12 +180,6 @@ public enum TrustDecision: Sendable, Equatable {
     /// Refused, with the reason shown to the user.
     case reject(String)
 }
-
-/// Called on the engine's thread (the session thread, or the caller of `Snapshot.capture`)
-/// in the middle of `feed()`; may block, e.g. on a prompt.
-public typealias CredentialProvider = @Sendable (CredentialRequest) -> Credentials?
-/// Same thread rules as `CredentialProvider`.
-public typealias TrustEvaluator = @Sendable (ServerIdentity) -> TrustDecision
 
 extension Array where Element == UInt8 {
     /// "AA:BB:CC…"

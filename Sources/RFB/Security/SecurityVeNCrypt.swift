@@ -8,9 +8,11 @@ protocol SecurityContext: AnyObject {
     func startChannel(_ channel: SecureChannel)
     /// Ends the channel after what is queued now (RSA-AES "ne" types encrypt only the handshake).
     func stopChannel()
-    /// Credentials from the settings, else from the provider; throws a clear error when none.
+    /// Credentials from the settings or the user's answer. Without them the engine asks (an
+    /// event) and throws `AwaitingAnswer`: the unit is parsed again after the answer, so a
+    /// handler calls this before any side effect of the unit, or in a state of its own.
     func credentials(method: String, needsUsername: Bool) throws -> Credentials
-    /// Accepts or throws the evaluator's (or a default) refusal.
+    /// Returns for an accepted identity, throws the refusal, or asks like `credentials`.
     func trust(_ id: ServerIdentity) throws
     /// For `--verbose`: what was negotiated.
     func describeSecurity(_ s: String)
@@ -30,7 +32,7 @@ final class VeNCryptHandler: SecurityHandler {
     /// A server offers a handful of subtypes; the count is a byte, so 255 at most anyway.
     static let maxSubtypes = 255
 
-    private enum State { case version, status, subtypes, tlsAck, tlsHandshake, vncChallenge }
+    private enum State { case version, status, subtypes, tlsAck, tlsHandshake, inner, vncChallenge }
     private var state = State.version
     private var subtype: UInt32 = 0
     private var tls: TLSChannel?
@@ -64,7 +66,9 @@ final class VeNCryptHandler: SecurityHandler {
             subtype = chosen
             ctx.send(secBE32(chosen))
             ctx.describeSecurity("VeNCrypt \(VeNCryptSubtype.name(chosen))")
-            if VeNCryptSubtype.usesTLS(chosen) { state = .tlsAck } else { return try inner(ctx) }
+            // the inner authentication may wait for an answer: a state of its own, so the
+            // subtype choice above is not sent again when it is parsed anew
+            state = VeNCryptSubtype.usesTLS(chosen) ? .tlsAck : .inner
         case .tlsAck:
             guard try r.u8() != 0 else { throw ProtocolError("server could not start TLS for VeNCrypt \(VeNCryptSubtype.name(subtype))") }
             let t = try TLSChannel(anonymous: !VeNCryptSubtype.usesX509(subtype), host: ctx.settings.serverName,
@@ -77,6 +81,8 @@ final class VeNCryptHandler: SecurityHandler {
             guard let t = tls, t.handshakeDone else { return .waiting }
             ctx.describeSecurity("VeNCrypt \(VeNCryptSubtype.name(subtype)), \(t.description)")
             if VeNCryptSubtype.usesX509(subtype) { try checkCertificate(t, ctx) }
+            state = .inner
+        case .inner:
             return try inner(ctx)
         case .vncChallenge:
             try r.require(16)

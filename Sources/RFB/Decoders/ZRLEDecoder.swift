@@ -5,11 +5,12 @@ final class ZRLEDecoder: RectDecoder {
     /// Largest palette a tile can carry (palette RLE 130...255 → 2...127 colours).
     static let maxPalette = 127
 
-    private let stream = ZStream()
+    private let stream: ZStream
     private let scratch = ScratchBuffer(capacity: 64 * 1024)
     private let palette: UnsafeMutablePointer<UInt32>
 
-    init() {
+    init(probe: LibraryProbe? = nil) {
+        stream = ZStream(probe: probe)
         palette = .allocate(capacity: ZRLEDecoder.maxPalette + 1)
         palette.initialize(repeating: 0, count: ZRLEDecoder.maxPalette + 1)
     }

@@ -1,7 +1,8 @@
 import XCTest
 import Foundation
 import CZlib
-@testable import RFB
+@testable import FarcastTools
+import RFB
 
 final class PNGWriterTests: XCTestCase {
     private struct Chunk { let type: String; let data: [UInt8] }

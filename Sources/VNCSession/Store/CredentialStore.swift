@@ -195,6 +195,11 @@ public final class CredentialRecorder: @unchecked Sendable {
         }
     }
 
+    /// Credentials the user typed at a prompt, noted like `provider`'s `ask` answers.
+    public func noteTyped(_ req: CredentialRequest, _ c: Credentials) {
+        note(req.server, Credentials(username: req.needsUsername ? c.username : "", password: c.password))
+    }
+
     private func note(_ server: String, _ c: Credentials) {
         lock.withLock { pending = (server, c) }
     }

@@ -1,3 +1,4 @@
+import RFB
 /// An FBS 001.000 recording (rfbproxy, vncrec, shared/tools/rfbrec.py): the server's side of a
 /// session from its first byte, as blocks `[u32 BE length][data padded to 4][u32 BE ms]`.
 public struct FBSRecording {

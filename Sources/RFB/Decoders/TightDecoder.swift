@@ -9,7 +9,8 @@ final class TightDecoder: RectDecoder {
     static let fillType = 0x8, jpegType = 0x9, pngType = 0xA
     static let filterCopy = 0, filterPalette = 1, filterGradient = 2
 
-    private let streams = [ZStream(), ZStream(), ZStream(), ZStream()]
+    private let streams: [ZStream]
+    private let probe: LibraryProbe?
     private let scratch = ScratchBuffer()
     /// 256 entries: an 8-bit index can never leave the table; indices past the palette are checked per rect.
     private let palette: UnsafeMutablePointer<UInt32>
@@ -18,7 +19,9 @@ final class TightDecoder: RectDecoder {
     private var gradientCapacity: Int
     private var jpeg: tjhandle?
 
-    init() {
+    init(probe: LibraryProbe? = nil) {
+        self.probe = probe
+        streams = (0..<4).map { _ in ZStream(probe: probe) }
         palette = .allocate(capacity: 256)
         palette.initialize(repeating: 0, count: 256)
         gradientCapacity = 64 * 3
@@ -269,9 +272,9 @@ final class TightDecoder: RectDecoder {
         }
         // Straight into the framebuffer: BGRX in memory is its 0x00RRGGBB little-endian layout.
         let dst = UnsafeMutableRawPointer(fb.row(rect.y) + rect.x).assumingMemoryBound(to: UInt8.self)
-        let t0 = LibraryTiming.enabled ? LibraryTiming.now() : 0
+        let token = probe?.enter(.turboJPEG)
         let rc = tjDecompress2(handle, data, UInt(length), dst, w, Int32(fb.width * 4), h, Int32(TJPF_BGRX.rawValue), 0)
-        if LibraryTiming.enabled { LibraryTiming.jpegNanos &+= LibraryTiming.now() &- t0 }
+        if let token { probe?.leave(.turboJPEG, token) }
         // Warnings (e.g. a truncated scan) still leave an image, as TigerVNC accepts them.
         if rc != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
             throw ProtocolError("Tight rect \(rect): JPEG decoding failed (\(jpegError(handle)))")

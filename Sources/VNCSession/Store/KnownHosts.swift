@@ -58,28 +58,43 @@ public final class KnownHosts: Sendable {
         }
     }
 
-    /// The engine's trust evaluator: known and equal → accept; known and different → refuse
-    /// loudly without asking; unknown → `ask` (a prompt, or a command-line decision) and
-    /// remember on acceptance.
+    /// The decision without asking: known and equal → accept; known and different → refuse
+    /// loudly; unknown → accept and remember with `acceptNew`, else nil (ask the user).
+    public func decision(_ id: ServerIdentity, acceptNew: Bool) -> TrustDecision? {
+        let what = id.kind == .x509 ? "certificate" : "RSA-AES server key"
+        switch lookup(id) {
+        case .match:
+            return .accept
+        case .mismatch(let old, let line):
+            return .reject("""
+                WARNING: THE \(what.uppercased()) OF \(id.server) HAS CHANGED. Someone may be intercepting \
+                the connection, or the server got a new \(what). Now: \(id.displayFingerprint); remembered \
+                (\(path) line \(line)): \(old). Refusing to connect. If the change is expected, delete that line.
+                """)
+        case .unknown:
+            return acceptNew ? acceptAndRemember(id) : nil
+        }
+    }
+
+    /// The user accepted `id`: remembered, or refused when it cannot be.
+    public func acceptAndRemember(_ id: ServerIdentity) -> TrustDecision {
+        let what = id.kind == .x509 ? "certificate" : "RSA-AES server key"
+        do { try remember(id) } catch { return .reject("cannot remember the \(what) in \(path): \(error)") }
+        return .accept
+    }
+
+    /// The refusal of an unknown identity the user did not accept.
+    public static func notTrusted(_ id: ServerIdentity) -> TrustDecision {
+        let what = id.kind == .x509 ? "certificate" : "RSA-AES server key"
+        return .reject("the \(what) of \(id.server) is not trusted (\(id.verifyError ?? "no authority vouches for it")); fingerprint \(id.displayFingerprint). \(id.remedy)")
+    }
+
+    /// A complete evaluator: `decision`, else `ask` (a prompt or a test's answer), remembered
+    /// when accepted. Called on the front end's thread.
     public func evaluator(ask: @escaping @Sendable (ServerIdentity) -> Bool) -> TrustEvaluator {
         { [self] id in
-            let what = id.kind == .x509 ? "certificate" : "RSA-AES server key"
-            switch lookup(id) {
-            case .match:
-                return .accept
-            case .mismatch(let old, let line):
-                return .reject("""
-                    WARNING: THE \(what.uppercased()) OF \(id.server) HAS CHANGED. Someone may be intercepting \
-                    the connection, or the server got a new \(what). Now: \(id.displayFingerprint); remembered \
-                    (\(path) line \(line)): \(old). Refusing to connect. If the change is expected, delete that line.
-                    """)
-            case .unknown:
-                guard ask(id) else {
-                    return .reject("the \(what) of \(id.server) is not trusted (\(id.verifyError ?? "no authority vouches for it")); fingerprint \(id.displayFingerprint). \(id.remedy)")
-                }
-                do { try remember(id) } catch { return .reject("cannot remember the \(what) in \(path): \(error)") }
-                return .accept
-            }
+            if let d = decision(id, acceptNew: false) { return d }
+            return ask(id) ? acceptAndRemember(id) : KnownHosts.notTrusted(id)
         }
     }
 }

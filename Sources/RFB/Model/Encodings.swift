@@ -22,16 +22,20 @@ public enum Encoding {
     public static let qemuExtendedKeyEvent: Int32 = -258
     public static let extendedMouseButtons: Int32 = -316
 
-    /// Names accepted by `--encodings`, in the spelling of vncviewer and rfbrec.py.
-    public static let byName: [String: Int32] = [
-        "raw": raw, "copyrect": copyRect, "rre": rre, "corre": coRRE, "hextile": hextile,
-        "zlib": zlib, "tight": tight, "zrle": zrle,
+    /// The real encodings by name, in the spelling of vncviewer and rfbrec.py: the one list
+    /// the parser, its error messages and the command line's help are made from.
+    public static let names: [(name: String, encoding: Int32)] = [
+        ("raw", raw), ("copyrect", copyRect), ("rre", rre), ("corre", coRRE), ("hextile", hextile),
+        ("zlib", zlib), ("zrle", zrle), ("tight", tight),
     ]
+    public static let byName: [String: Int32] = Dictionary(uniqueKeysWithValues: names.map { ($0.name, $0.encoding) })
+    /// "raw,copyrect,…" for messages and help.
+    public static var knownNames: String { names.map(\.name).joined(separator: ",") }
     /// Real encodings in our default order of preference (best first).
     public static let defaultPreference: [Int32] = [tight, zrle, hextile, zlib, coRRE, rre, copyRect, raw]
 
     public static func name(_ e: Int32) -> String {
-        if let n = byName.first(where: { $0.value == e })?.key { return n }
+        if let n = names.first(where: { $0.encoding == e })?.name { return n }
         switch e {
         case desktopSize: return "DesktopSize"
         case lastRect: return "LastRect"
@@ -51,11 +55,11 @@ public enum Encoding {
         for part in s.split(separator: ",") {
             let n = part.trimmingCharacters(in: .whitespaces).lowercased()
             guard let e = byName[n] else {
-                throw ProtocolError("unknown encoding '\(n)'; known: raw,copyrect,rre,corre,hextile,zlib,zrle,tight")
+                throw ProtocolError("unknown encoding '\(n)'; known: \(knownNames)")
             }
             if !out.contains(e) { out.append(e) }
         }
-        if out.isEmpty { throw ProtocolError("empty encoding list; give e.g. --encodings zrle,copyrect") }
+        if out.isEmpty { throw ProtocolError("empty encoding list; give e.g. zrle,copyrect") }
         return out
     }
 }

@@ -1,0 +1,285 @@
+/// The client side of RFB as a sans-I/O state machine (TigerVNC's CConnection without sockets):
+/// `feed()` bytes from the server, `takeOutput()` bytes to send, `takeEvents()` what happened.
+/// It never blocks: a question for the user (credentials, an unverified identity) is an event,
+/// and the engine waits in a phase until the answer comes through `provideCredentials` or
+/// `answerTrust`. Used from one thread at a time (the session thread or a benchmark); the
+/// framebuffer is written inside `feed()` under its own lock, one rect at a time.
+///
+/// The engine is split by concern: this file (buffers, parsing loop, update framing),
+/// `Handshake.swift` (version, security, ServerInit, answers), `MessageReader.swift` (server
+/// messages and pseudo-encodings) and `MessageWriter.swift` (client messages).
+public final class ClientEngine: SecurityContext {
+    public enum Phase: Equatable, Sendable {
+        case version, security, authenticating
+        /// Waiting for `provideCredentials` (after `.credentialsRequired`).
+        case awaitingCredentials
+        /// Waiting for `answerTrust` (after `.trustRequired`).
+        case awaitingTrust
+        case initialising, normal, failed
+    }
+
+    public let settings: ClientSettings
+    public internal(set) var phase: Phase = .version
+    public internal(set) var framebuffer: Framebuffer?
+    public internal(set) var serverFormat: PixelFormat?
+    public internal(set) var desktopName = ""
+    /// Protocol minor version in use: 3, 7 or 8.
+    public internal(set) var minorVersion = 8
+    public internal(set) var converter: PixelConverter
+    /// Statistics for benchmarks: updates, rects and real-encoding pixels decoded.
+    public internal(set) var stats = Stats()
+    public struct Stats: Sendable { public var updates = 0, rects = 0, pixels = 0, bytes = 0 }
+
+    /// Request the next update as soon as one starts arriving (hides a round trip).
+    public var pipelineRequests = true
+    /// Pixels of rect work after which parsing stops and returns, leaving the rest buffered
+    /// (`hasDeferredWork`): the driver can then look at its commands and at `stop()` between
+    /// rects, however cheap the bytes were that asked for the work (one 12-byte RRE subrect
+    /// can fill 64 Mpixel). A benchmark leaves it unlimited.
+    public var workBudgetPixels = Int.max
+    /// Parsing stopped on the work budget with complete units still buffered: call `resume()`.
+    public internal(set) var hasDeferredWork = false
+    /// Set when the server acknowledged QEMU Extended Key Events.
+    public internal(set) var qemuKeyEvents = false
+    /// Set when the server acknowledged ExtendedMouseButtons.
+    public internal(set) var extendedMouseButtons = false
+    /// Set once the server sent an ExtendedDesktopSize rectangle: it takes SetDesktopSize.
+    public internal(set) var supportsSetDesktopSize = false
+    /// The server's screens, from its last ExtendedDesktopSize; nil until it sends one.
+    public internal(set) var screenLayout: ScreenLayout?
+
+    /// Plaintext RFB bytes for the server; encrypted by `channel` when one runs.
+    var output: [UInt8] = []
+    /// Bytes in their on-the-wire form, ready for the socket.
+    private var rawOutput: [UInt8] = []
+    /// TLS or RSA-AES once the security handshake set it up; nil for plain RFB.
+    var channel: SecureChannel?
+    /// Set by `startChannel` in the middle of a parse: the bytes after the current unit are raw.
+    var channelStarting = false
+    /// Set by `stopChannel`: after the current unit, bytes are plain again.
+    var channelStopping = false
+    /// Scratch space for raw bytes when a channel decrypts into `input`.
+    private var rawScratch: [UInt8] = []
+    /// What the security handshake negotiated, e.g. "VeNCrypt X509Plain, TLSv1.3 TLS_AES_256_GCM_SHA384".
+    public internal(set) var securityDescription = ""
+    var events: [EngineEvent] = []
+    private let input = InputBuffer()
+    var decoders: [Int32: RectDecoder]
+    lazy var clipboard = ExtendedClipboardState(limit: settings.clipboardByteLimit)
+    /// Set when the server announced the Extended Clipboard (UTF-8 cut text).
+    public var extendedClipboard: Bool { clipboard.active }
+
+    /// Credentials given by `provideCredentials`, kept until ServerInit (a security type may ask
+    /// again when a unit is re-parsed), then wiped.
+    var answeredCredentials: Credentials?
+    /// Decisions given by `answerTrust`, by fingerprint.
+    var answeredTrust: [[UInt8]: TrustDecision] = [:]
+    /// The question last asked (`.credentialsRequired` or `.trustRequired`).
+    var question: EngineEvent?
+    /// The phase to go back to once the question is answered.
+    var phaseBeforeQuestion: Phase = .authenticating
+
+    enum State {
+        case version
+        case securityType33            // 3.3: server decides, u32
+        case securityList              // 3.7+: count + types
+        case vncChallenge
+        case handler(SecurityHandler, UInt8)   // a type's own handshake (VeNCrypt, RSA-AES, ARD)
+        case securityResult(UInt8)     // chosen type
+        case failureReason(prefix: String)
+        case serverInit
+        case messageType
+        case updateHeader
+        case rectHeader
+        case rect(Rect, Int32, resume: Bool)
+        case skipping(Int)             // oversized cut text
+        case failed
+    }
+    var state: State = .version
+    var rectsLeft = 0
+    var rectsInUpdate = 0
+    /// Rect pixels done in the current parse call, against `workBudgetPixels`.
+    private var workDone = 0
+
+    /// `probe`, when given, is told of the time spent inside zlib and TurboJPEG (benchmarks).
+    public init(settings: ClientSettings, probe: LibraryProbe? = nil) {
+        self.settings = settings
+        converter = PixelConverter(format: settings.pixelFormat)
+        decoders = makeDecoders(probe: probe)
+    }
+
+    /// Everything to send, encrypted when a security channel runs.
+    public func takeOutput() -> [UInt8] {
+        flushOutput()
+        defer { rawOutput.removeAll(keepingCapacity: true) }
+        return rawOutput
+    }
+    public var hasOutput: Bool { !output.isEmpty || !rawOutput.isEmpty || channel?.hasRaw == true }
+    /// Bytes waiting to be sent, not taken (plaintext not yet through a channel comes last).
+    public var pendingOutput: [UInt8] { rawOutput + output }
+
+    func flushOutput() {
+        guard let ch = channel else {
+            if rawOutput.isEmpty { swap(&rawOutput, &output) } else { rawOutput += output; output.removeAll(keepingCapacity: true) }
+            return
+        }
+        do {
+            try ch.writePlain(output)
+        } catch {
+            // Only a broken TLS state fails here; the next feed reports the connection failed.
+            state = .failed; phase = .failed
+        }
+        output.removeAll(keepingCapacity: true)
+        rawOutput += ch.takeRaw()
+    }
+    public func takeEvents() -> [EngineEvent] { defer { events.removeAll(keepingCapacity: true) }; return events }
+
+    // MARK: feeding
+
+    /// Buffers `count` bytes and parses everything complete. A ProtocolError ends the connection.
+    public func feed(_ bytes: UnsafeRawPointer, count: Int) throws {
+        if let ch = channel {
+            try throwingFail { try ch.ingest(bytes, count); try ch.drainPlain(into: input) }
+        } else {
+            input.append(bytes, count)
+        }
+        try parse()
+    }
+
+    private func throwingFail(_ body: () throws -> Void) throws {
+        do { try body() } catch let e as ProtocolError { throw fail(e) }
+    }
+
+    public func feed(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { if let b = $0.baseAddress { try feed(b, count: $0.count) } }
+    }
+
+    /// Lets a transport receive straight into the engine's buffer: `body` gets room for
+    /// `atLeast` bytes and returns how many it wrote.
+    public func receive(atLeast n: Int, _ body: (UnsafeMutableRawPointer, Int) throws -> Int) throws -> Int {
+        if channel != nil {
+            // Raw bytes go through the channel first, so they land in a scratch buffer.
+            if rawScratch.count < n { rawScratch = [UInt8](repeating: 0, count: n) }
+            let got = try rawScratch.withUnsafeMutableBytes { b -> Int in
+                guard let p = b.baseAddress else { return 0 }
+                return try body(p, b.count)
+            }
+            if got > 0 { try rawScratch.withUnsafeBytes { b in if let p = b.baseAddress { try feed(p, count: got) } } }
+            return got
+        }
+        let tail = input.reserve(n)
+        let got = try body(tail, input.capacity - input.end)
+        if got > 0 { input.end += got; try parse() }
+        return got
+    }
+
+    /// Parses what is buffered after parsing stopped on the work budget (or an answer arrived).
+    public func resume() throws { try parse() }
+
+    func fail(_ e: ProtocolError) -> ProtocolError { state = .failed; phase = .failed; return e }
+
+    func parse() throws {
+        if case .failed = state { throw ProtocolError("connection already failed") }
+        hasDeferredWork = false
+        workDone = 0
+        while true {
+            let consumed: Int
+            do {
+                consumed = try parseLoop()
+            } catch let e as ProtocolError {
+                throw fail(e)
+            }
+            stats.bytes += consumed
+            input.consume(consumed)
+            if channelStopping, let ch = channel as? EAXChannel {
+                // Whatever raw bytes the channel holds were never encrypted: back to the parser.
+                channelStopping = false
+                channel = nil
+                let left = ch.takeLeftoverRaw()
+                left.withUnsafeBytes { if let b = $0.baseAddress { input.append(b, left.count) } }
+                continue
+            }
+            guard channelStarting, let ch = channel else { return }
+            // What followed the unit that started the channel was already encrypted.
+            channelStarting = false
+            let raw = Array(UnsafeBufferPointer(start: input.storage + input.start, count: input.count))
+            input.consume(input.count)
+            try throwingFail {
+                try raw.withUnsafeBytes { if let b = $0.baseAddress { try ch.ingest(b, raw.count) } }
+                try ch.drainPlain(into: input)
+            }
+        }
+    }
+
+    /// Parses units until the buffer runs short, a question waits, or the work budget is
+    /// spent. Returns bytes consumed.
+    private func parseLoop() throws -> Int {
+        var r = ByteReader(base: UnsafePointer(input.storage + input.start), count: input.count)
+        while true {
+            r.commit()
+            do {
+                if try !step(&r) { return r.pos }
+                if channelStarting || channelStopping { return r.pos }
+                if workDone >= workBudgetPixels {
+                    hasDeferredWork = r.remaining > 0
+                    return r.pos
+                }
+            } catch is NeedMoreData {
+                if case .rect(let rect, let enc, _) = state { state = .rect(rect, enc, resume: true) }
+                return r.committed
+            } catch is AwaitingAnswer {
+                // the unit is parsed again from its start once the answer is in
+                return r.committed
+            }
+        }
+    }
+
+    /// One unit. Returns false when there is nothing more to do without new bytes.
+    private func step(_ r: inout ByteReader) throws -> Bool {
+        switch state {
+        case .failed:
+            return false
+        case .messageType:
+            try parseMessage(&r)
+        case .updateHeader:
+            try r.require(3)
+            r.pos += 1
+            let n = Int(try r.u16())
+            rectsLeft = n == 0xffff ? Int.max : n   // 0xFFFF: count unknown, ended by LastRect
+            rectsInUpdate = 0
+            events.append(.updateBegan)
+            if pipelineRequests { requestUpdate() }
+            if rectsLeft == 0 { endUpdate() } else { state = .rectHeader }
+        case .rectHeader:
+            try r.require(12)
+            let x = Int(try r.u16()), y = Int(try r.u16()), w = Int(try r.u16()), h = Int(try r.u16())
+            let enc = try r.s32()
+            try beginRect(Rect(x: x, y: y, w: w, h: h), enc, &r)
+        case .rect(let rect, let enc, let resume):
+            guard let fb = framebuffer, let dec = decoders[enc] else { throw ProtocolError("internal: no decoder") }
+            // the lock is held for this rect only: the front end reads between rects
+            try fb.lock.withWriterLock {
+                try dec.decode(rect: rect, reader: &r, fb: fb, pf: converter, resume: resume)
+                fb.addDamage(rect)
+            }
+            stats.pixels += rect.area
+            workDone += rect.area
+            finishRect()
+        case .skipping(let left):
+            let n = min(left, r.remaining)
+            if n == 0 { return false }
+            r.pos += n
+            state = left - n == 0 ? .messageType : .skipping(left - n)
+        default:
+            return try handshakeStep(&r)
+        }
+        return true
+    }
+
+    /// Counts rect work done outside `step`'s decode path (fills of pseudo-rects, resizes).
+    func addWork(_ pixels: Int) { workDone += pixels }
+}
+
+/// Thrown inside a parse when the engine has asked a question (credentials, trust): the unit
+/// is rolled back and parsed again after the answer. Never escapes the engine.
+struct AwaitingAnswer: Error {}

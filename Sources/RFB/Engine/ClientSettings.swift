@@ -1,0 +1,80 @@
+/// What the client asks of the server and how it authenticates.
+public struct ClientSettings: Sendable {
+    /// Pixel format to request; the framebuffer is always 32 bpp and other formats are converted while decoding.
+    public var pixelFormat: PixelFormat = .native
+    /// Real encodings in order of preference (sent exactly in this order).
+    public var encodings: [Int32] = [Encoding.tight, Encoding.copyRect, Encoding.zrle, Encoding.hextile,
+                                     Encoding.zlib, Encoding.coRRE, Encoding.rre, Encoding.raw]
+    /// Tight JPEG quality 0–9; nil asks for lossless.
+    public var jpegQuality: Int? = nil
+    /// Compression level 0–9; nil leaves the server's default.
+    public var compressLevel: Int? = nil
+    public var shared = true
+    /// Pseudo-encodings we handle.
+    public var wantCursor = true
+    public var wantDesktopSize = true
+    /// ExtendedDesktopSize: the server's screen layout, and SetDesktopSize once it has sent one.
+    public var wantExtendedDesktopSize = true
+    public var wantLastRect = true
+    public var wantDesktopName = true
+    /// QEMU Extended Key Event: raw key codes for servers (VMs) that take them.
+    public var wantQEMUKeyEvents = true
+    /// ExtendedMouseButtons: back/forward (buttons 8/9) for servers that take them.
+    public var wantExtendedMouseButtons = true
+    /// Extended Clipboard: UTF-8 text, used when the server offers it (classic Latin-1 otherwise).
+    public var wantExtendedClipboard = true
+    /// Clipboard text cap in UTF-8 bytes, both ways: larger texts are refused with an event, never truncated.
+    public var clipboardLimit = Limits.maxCutTextLength
+    /// The cap in force: `clipboardLimit` within what the extension allows.
+    public var clipboardByteLimit: Int { min(max(0, clipboardLimit), ExtendedClipboard.maxLimit) }
+    /// Security methods we accept, strongest first (vncviewer's SecurityTypes): RFB types and
+    /// VeNCrypt subtypes. Only these are ever chosen, so excluding the unencrypted ones is final.
+    public var securityMethods: [SecurityMethod] = SecurityMethod.defaultOrder
+    /// The RFB security types `securityMethods` implies, in order (VeNCrypt for any subtype).
+    /// Setting it replaces `securityMethods` with these types.
+    public var securityTypes: [UInt8] {
+        get {
+            var out: [UInt8] = []
+            for m in securityMethods {
+                let t: UInt8
+                switch m { case .type(let x): t = x; case .veNCrypt: t = SecurityType.veNCrypt }
+                if !out.contains(t) { out.append(t) }
+            }
+            return out
+        }
+        set { securityMethods = newValue.map { .type($0) } }
+    }
+    /// Credentials to use without asking (a recording's replay, tests). Otherwise the engine
+    /// emits `.credentialsRequired` and waits for `provideCredentials`. Never logged.
+    public var password: [UInt8]? = nil
+    /// User name for Plain, RSA-AES and Apple Remote Desktop, with `password`.
+    public var username: String? = nil
+    /// The host name as the user gave it: TLS host name checking and SNI.
+    public var serverName: String = ""
+    public var serverPort: Int = 5900
+    /// PEM file of CA certificates for X509 subtypes; nil uses the system store.
+    public var x509CAFile: String? = nil
+    /// host:port for messages and the known-hosts file.
+    public var serverDescription: String {
+        serverName.contains(":") ? "[\(serverName)]:\(serverPort)" : "\(serverName):\(serverPort)"
+    }
+
+    public init() {}
+
+    /// The SetEncodings list: real encodings, then the pseudo-encodings.
+    public var encodingList: [Int32] {
+        var l = encodings
+        if wantCursor { l.append(Encoding.cursor) }
+        if wantDesktopSize { l.append(Encoding.desktopSize) }
+        if wantExtendedDesktopSize { l.append(Encoding.extendedDesktopSize) }
+        if wantLastRect { l.append(Encoding.lastRect) }
+        if wantDesktopName { l.append(Encoding.desktopName) }
+        if wantQEMUKeyEvents { l.append(Encoding.qemuExtendedKeyEvent) }
+        if wantExtendedMouseButtons { l.append(Encoding.extendedMouseButtons) }
+        if wantExtendedClipboard { l.append(ExtendedClipboard.encoding) }
+        if let q = jpegQuality { l.append(Encoding.jpegQuality0 + Int32(max(0, min(9, q)))) }
+        if let c = compressLevel { l.append(Encoding.compressLevel0 + Int32(max(0, min(9, c)))) }
+        return l
+    }
+}
+

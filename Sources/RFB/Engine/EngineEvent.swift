@@ -1,0 +1,38 @@
+/// Something the engine reports to whoever drives it, in order.
+public enum EngineEvent: Equatable, Sendable {
+    /// Security negotiated (type), for progress lines.
+    case securityChosen(UInt8)
+    /// The security type needs credentials the settings do not hold: the engine waits (phase
+    /// `.awaitingCredentials`) until `provideCredentials` or `cancelHandshake`.
+    case credentialsRequired(CredentialRequest)
+    /// A certificate that did not verify, or an RSA-AES key: the engine waits (phase
+    /// `.awaitingTrust`) until `answerTrust`.
+    case trustRequired(ServerIdentity)
+    /// ServerInit arrived; the framebuffer exists.
+    case ready(name: String, width: Int, height: Int)
+    case updateBegan
+    /// A FramebufferUpdate is complete: the framebuffer is coherent.
+    case updateEnded(rects: Int)
+    case resized(width: Int, height: Int)
+    /// ExtendedDesktopSize: the server's screens (after `.resized` when the size changed too).
+    case screenLayout(ScreenLayout, reason: DesktopSizeReason)
+    /// The server's answer to our SetDesktopSize; `message` is a sentence for the user.
+    case desktopSizeRequestResult(status: DesktopSizeStatus, message: String)
+    case bell
+    /// ServerCutText, converted from ISO 8859-1.
+    case cutText(String)
+    /// ServerCutText above Limits.maxCutTextLength: skipped as it arrived.
+    case cutTextSkipped(length: Int)
+    /// Local clipboard text over the cap (ours or the server's announced one): not sent.
+    case cutTextNotSent(length: Int, limit: Int)
+    /// The server announced the Extended Clipboard: cut text is UTF-8 from now on.
+    case extendedClipboardSupported
+    case cursor(CursorImage)
+    case desktopName(String)
+    case colourMapChanged
+    /// The server takes QEMU Extended Key Events: `sendKey` now sends key codes too.
+    case qemuKeyEventsSupported
+    /// The server takes ExtendedMouseButtons: buttons 8 and 9 reach it.
+    case extendedMouseButtonsSupported
+}
+

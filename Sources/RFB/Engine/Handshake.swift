@@ -1,0 +1,236 @@
+/// The handshake: protocol version, security type (and the type's own handler), SecurityResult
+/// and ServerInit; the hooks security handlers call; the answers to the engine's questions.
+extension ClientEngine {
+    /// One handshake unit (the states before `.messageType`).
+    func handshakeStep(_ r: inout ByteReader) throws -> Bool {
+        switch state {
+        case .version:
+            try r.require(12)
+            let s = try r.string(12)
+            try handleVersion(s)
+        case .securityType33:
+            let t = try r.u32()
+            switch t {
+            case 0: state = .failureReason(prefix: "server refused the connection")
+            case UInt32(SecurityType.none):
+                guard settings.securityTypes.contains(SecurityType.none) else {
+                    throw ProtocolError("server wants security type None, which the accepted security types exclude")
+                }
+                events.append(.securityChosen(SecurityType.none)); startInit()
+            case UInt32(SecurityType.vncAuth):
+                guard settings.securityTypes.contains(SecurityType.vncAuth) else {
+                    throw ProtocolError("server wants VNC authentication, which the accepted security types exclude")
+                }
+                events.append(.securityChosen(SecurityType.vncAuth)); state = .vncChallenge; phase = .authenticating
+            default:
+                throw ProtocolError("server (RFB 3.3) chose security type \(t), which this viewer does not support")
+            }
+        case .securityList:
+            try r.require(1)
+            let n = Int(r.base[r.pos])
+            if n == 0 { r.pos += 1; state = .failureReason(prefix: "server refused the connection"); return true }
+            try r.require(1 + n)
+            r.pos += 1
+            let offered = (0..<n).map { r.base[r.pos + $0] }
+            r.pos += n
+            // Our order decides (strongest first), and only what the user allowed.
+            guard let chosen = settings.securityTypes.first(where: { offered.contains($0) }) else {
+                let names = offered.map { SecurityType.name($0) }.joined(separator: ", ")
+                let ours = settings.securityMethods.map { $0.name }.joined(separator: ", ")
+                throw ProtocolError("no common security type: server offers \(names); this viewer accepts \(ours)")
+            }
+            output.append(chosen)
+            events.append(.securityChosen(chosen))
+            securityDescription = SecurityType.name(chosen)
+            switch chosen {
+            case SecurityType.vncAuth: state = .vncChallenge; phase = .authenticating
+            case SecurityType.none:
+                if minorVersion >= 8 { state = .securityResult(chosen) } else { startInit() }   // 3.7 sends no SecurityResult for None
+            case SecurityType.veNCrypt:
+                state = .handler(VeNCryptHandler(), chosen); phase = .authenticating
+            case SecurityType.ra2, SecurityType.ra2ne, SecurityType.ra2_256, SecurityType.ra2ne_256:
+                state = .handler(RSAAESHandler(type: chosen), chosen); phase = .authenticating
+            case SecurityType.appleRemoteDesktop:
+                state = .handler(ARDHandler(), chosen); phase = .authenticating
+            default:
+                throw ProtocolError("internal: security type \(chosen) has no handler")
+            }
+        case .vncChallenge:
+            try r.require(16)
+            let challenge = Array(UnsafeBufferPointer(start: try r.bytes(16), count: 16))
+            let c = try credentials(method: "VncAuth", needsUsername: false)
+            output += VNCAuth.response(challenge: challenge, password: c.password)
+            state = .securityResult(SecurityType.vncAuth)
+        case .handler(let h, let type):
+            switch try h.step(&r, self) {
+            case .progressed: break
+            case .waiting: return false
+            case .finished: state = .securityResult(type)   // every type but None gets a SecurityResult, in 3.7 too
+            }
+        case .securityResult(let chosen):
+            let res = try r.u32()
+            if res == 0 { startInit(); return true }
+            let what: String
+            switch chosen {
+            case SecurityType.vncAuth: what = "authentication failed (wrong password?)"
+            case SecurityType.none: what = "security handshake failed"
+            default: what = "authentication failed (\(securityDescription.split(separator: ",").first.map(String.init) ?? "?"); wrong user name or password?)"
+            }
+            if minorVersion >= 8 { state = .failureReason(prefix: what) }
+            else { throw ProtocolError(res == 2 ? "authentication failed: too many attempts" : what) }
+        case .failureReason(let prefix):
+            let len = Int(try r.u32())
+            guard len <= Limits.maxReasonLength else {
+                throw ProtocolError("\(prefix); its reason is \(len) bytes long, over the \(Limits.maxReasonLength)-byte limit")
+            }
+            let reason = try r.string(len)
+            throw ProtocolError(reason.isEmpty ? prefix : "\(prefix): \(sanitize(reason))")
+        case .serverInit:
+            try r.require(24)
+            let w = Int(try r.u16()), h = Int(try r.u16())
+            let pf = PixelFormat(wire: try r.bytes(16))
+            let nameLen = Int(try r.u32())
+            guard nameLen <= Limits.maxDesktopNameLength else {
+                throw ProtocolError("ServerInit desktop name is \(nameLen) bytes long (limit \(Limits.maxDesktopNameLength))")
+            }
+            let name = try r.string(nameLen)
+            try checkSize(w, h, what: "ServerInit")
+            serverFormat = pf
+            // the login is over: the password is not kept in memory
+            answeredCredentials?.password.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+            answeredCredentials = nil
+            desktopName = name
+            framebuffer = Framebuffer(width: w, height: h)
+            phase = .normal
+            state = .messageType
+            // Our format, our encodings, then the first full update.
+            output += ClientMessage.setPixelFormat(settings.pixelFormat)
+            output += ClientMessage.setEncodings(settings.encodingList)
+            output += ClientMessage.updateRequest(incremental: false, Rect(x: 0, y: 0, w: w, h: h))
+            events.append(.ready(name: name, width: w, height: h))
+        default:
+            throw ProtocolError("internal: no handshake state")
+        }
+        return true
+    }
+
+    func handleVersion(_ s: String) throws {
+        // "RFB xxx.yyy\n"
+        let u = Array(s.utf8)
+        guard u.count == 12, s.hasPrefix("RFB "), u[7] == UInt8(ascii: "."), u[11] == 10,
+              let major = Int(String(decoding: u[4..<7], as: UTF8.self)),
+              let minor = Int(String(decoding: u[8..<11], as: UTF8.self)) else {
+            throw ProtocolError("not an RFB server: it greeted with \(sanitize(s).debugDescription)")
+        }
+        // As TigerVNC: below 3.3 is unusable; 3.3–3.6 speak 3.3; 3.7; 3.8 and anything
+        // newer (3.889 from macOS, RealVNC's 4.x/5.x) speak 3.8.
+        if major < 3 || (major == 3 && minor < 3) {
+            throw ProtocolError("server speaks RFB \(major).\(minor), older than 3.3, which this viewer does not support")
+        }
+        if major == 3 && minor < 7 { minorVersion = 3 }
+        else if major == 3 && minor == 7 { minorVersion = 7 }
+        else { minorVersion = 8 }
+        output += Array(String(format3(minorVersion)).utf8)
+        phase = .security
+        state = minorVersion == 3 ? .securityType33 : .securityList
+    }
+
+    func startInit() {
+        output.append(settings.shared ? 1 : 0)
+        phase = .initialising
+        state = .serverInit
+    }
+
+    // MARK: questions and answers
+
+    /// The credentials the settings hold, else those answered; otherwise asks (an event) and
+    /// waits: the unit is parsed again once `provideCredentials` is called.
+    func credentials(method: String, needsUsername: Bool) throws -> Credentials {
+        if let pw = settings.password, !needsUsername || settings.username != nil {
+            return Credentials(username: settings.username ?? "", password: pw)
+        }
+        if let c = answeredCredentials { return c }
+        if phase != .awaitingCredentials {
+            let q = EngineEvent.credentialsRequired(CredentialRequest(method: method, needsUsername: needsUsername,
+                                                                      server: settings.serverDescription))
+            events.append(q)
+            question = q
+            phaseBeforeQuestion = phase
+            phase = .awaitingCredentials
+        }
+        throw AwaitingAnswer()
+    }
+
+    /// Accepts an identity already decided; otherwise asks (an event) and waits.
+    func trust(_ id: ServerIdentity) throws {
+        switch answeredTrust[id.fingerprint] {
+        case .accept?: return
+        case .reject(let why)?: throw ProtocolError(why)
+        case nil:
+            if phase != .awaitingTrust {
+                events.append(.trustRequired(id))
+                question = .trustRequired(id)
+                phaseBeforeQuestion = phase
+                phase = .awaitingTrust
+            }
+            throw AwaitingAnswer()
+        }
+    }
+
+    /// The answer to `.credentialsRequired`; parsing goes on with what is buffered. A user
+    /// name the method needs and did not get fails the handshake.
+    public func provideCredentials(_ c: Credentials) throws {
+        guard phase == .awaitingCredentials else { return }
+        guard case .credentialsRequired(let req)? = lastQuestion, !req.needsUsername || !c.username.isEmpty else {
+            throw fail(ProtocolError("the login needs a user name, and none was given"))
+        }
+        answeredCredentials = c
+        phase = phaseBeforeQuestion
+        try parse()
+    }
+
+    /// The answer to `.trustRequired`: accepted, or refused with the reason shown.
+    public func answerTrust(_ d: TrustDecision) throws {
+        guard phase == .awaitingTrust, case .trustRequired(let id)? = lastQuestion else { return }
+        answeredTrust[id.fingerprint] = d
+        phase = phaseBeforeQuestion
+        try parse()
+    }
+
+    /// Ends a handshake that waits on a question nobody can answer (the user cancelled, no
+    /// terminal to ask on): the connection fails with `reason`.
+    public func cancelHandshake(_ reason: String) -> ProtocolError {
+        fail(ProtocolError(reason))
+    }
+
+    /// The question the engine waits on, if any.
+    public var lastQuestion: EngineEvent? {
+        switch phase {
+        case .awaitingCredentials, .awaitingTrust: return question
+        default: return nil
+        }
+    }
+
+    // MARK: security hooks
+
+    func send(_ bytes: [UInt8]) { output += bytes }
+
+    func startChannel(_ ch: SecureChannel) {
+        flushOutput()   // what is queued was meant to go out before encryption starts
+        channel = ch
+        channelStarting = true
+    }
+
+    func stopChannel() {
+        flushOutput()   // the last encrypted message goes out before the channel ends
+        channelStopping = true
+    }
+
+    func describeSecurity(_ s: String) { securityDescription = s }
+
+    private func format3(_ minor: Int) -> String { "RFB 003.00\(minor)\n" }
+
+    func sanitize(_ s: String) -> String {
+        String(s.unicodeScalars.filter { $0.value >= 32 && $0.value != 127 }.prefix(500).map(Character.init))
+    }
+}

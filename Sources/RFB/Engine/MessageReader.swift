@@ -1,0 +1,199 @@
+/// Server messages after ServerInit: updates' pseudo-encodings, colour map, bell, cut text.
+extension ClientEngine {
+    func checkSize(_ w: Int, _ h: Int, what: String) throws {
+        guard w <= Limits.maxFramebufferDimension, h <= Limits.maxFramebufferDimension,
+              w * h <= Limits.maxFramebufferPixels else {
+            throw ProtocolError("\(what) asks for a \(w)x\(h) framebuffer, over the \(Limits.maxFramebufferDimension)x\(Limits.maxFramebufferDimension) and \(Limits.maxFramebufferPixels / (1024 * 1024)) Mpixel limits")
+        }
+    }
+
+
+    func parseMessage(_ r: inout ByteReader) throws {
+        let type = try r.u8()
+        switch type {
+        case 0:
+            state = .updateHeader
+        case 1: // SetColourMapEntries
+            try r.require(5)
+            r.pos += 1
+            let first = Int(try r.u16()), n = Int(try r.u16())
+            try r.require(n * 6)
+            let size = converter.colourMapSize
+            if size > 0 {
+                guard first + n <= size else {
+                    throw ProtocolError("SetColourMapEntries writes entries \(first)..<\(first + n), past the \(size)-entry colour map")
+                }
+                for i in 0..<n {
+                    let red = try r.u16(), green = try r.u16(), blue = try r.u16()
+                    converter.setColourMapEntry(first + i, r: red, g: green, b: blue)
+                }
+                events.append(.colourMapChanged)
+            } else {
+                r.pos += n * 6   // true colour: a colour map means nothing to us
+            }
+        case 2:
+            events.append(.bell)
+        case 3: // ServerCutText
+            try r.require(7)
+            r.pos += 3
+            let signed = try r.s32()
+            if signed < 0 && settings.wantExtendedClipboard {
+                // Extended Clipboard: |length| bytes of flags and payload
+                let n = -Int(signed)
+                if n > ExtendedClipboard.maxMessageLength(limit: clipboard.limit) {
+                    events.append(.cutTextSkipped(length: n))
+                    state = .skipping(n)
+                    return
+                }
+                let p = try r.bytes(n)
+                try clipboard.receive(UnsafeRawBufferPointer(start: p, count: n), out: &output, events: &events)
+                return
+            }
+            let len = Int(UInt32(bitPattern: signed))
+            if len > min(Limits.maxCutTextLength, clipboard.limit) {
+                // Skip as it arrives: never buffer what a length field claims.
+                events.append(.cutTextSkipped(length: len))
+                state = .skipping(len)
+                return
+            }
+            let p = try r.bytes(len)
+            // ISO 8859-1: each byte is the Unicode scalar of the same value.
+            var s = String.UnicodeScalarView()
+            for i in 0..<len { s.append(Unicode.Scalar(p[i])) }
+            events.append(.cutText(String(s)))
+        default:
+            throw ProtocolError("unknown server message type \(type)")
+        }
+    }
+
+    func beginRect(_ rect: Rect, _ enc: Int32, _ r: inout ByteReader) throws {
+        guard let fb = framebuffer else { throw ProtocolError("internal: update before ServerInit") }
+        stats.rects += 1
+        switch enc {
+        case Encoding.lastRect:
+            endUpdate()
+        case Encoding.desktopSize:
+            try checkSize(rect.w, rect.h, what: "DesktopSize")
+            fb.lock.withWriterLock { fb.resize(width: rect.w, height: rect.h) }
+            events.append(.resized(width: rect.w, height: rect.h))
+            finishRect()
+        case Encoding.extendedDesktopSize:
+            try parseExtendedDesktopSize(rect, fb, &r)
+            finishRect()
+        case Encoding.desktopName:
+            let len = Int(try r.u32())
+            guard len <= Limits.maxDesktopNameLength else {
+                throw ProtocolError("DesktopName is \(len) bytes long (limit \(Limits.maxDesktopNameLength))")
+            }
+            desktopName = try r.string(len)
+            events.append(.desktopName(desktopName))
+            finishRect()
+        case Encoding.cursor:
+            try parseCursor(rect, &r)
+            finishRect()
+        case Encoding.extendedMouseButtons:
+            // an empty rect: the server's acknowledgement
+            if settings.wantExtendedMouseButtons && !extendedMouseButtons {
+                extendedMouseButtons = true
+                events.append(.extendedMouseButtonsSupported)
+            }
+            finishRect()
+        case Encoding.qemuExtendedKeyEvent:
+            // an empty rect: the server's acknowledgement
+            if settings.wantQEMUKeyEvents && !qemuKeyEvents {
+                qemuKeyEvents = true
+                events.append(.qemuKeyEventsSupported)
+            }
+            finishRect()
+        default:
+            guard decoders[enc] != nil else {
+                throw ProtocolError("server sent a rectangle in \(Encoding.name(enc)), which this viewer does not know")
+            }
+            guard fb.contains(rect) else {
+                throw ProtocolError("\(Encoding.name(enc)) rectangle \(rect) extends past the \(fb.width)x\(fb.height) framebuffer")
+            }
+            state = .rect(rect, enc, resume: false)
+        }
+    }
+
+    /// ExtendedDesktopSize: x is the reason, y the status of a reply to us, w/h the framebuffer;
+    /// then a screen count (u8), 3 padding bytes and 16 bytes per screen. All bytes are
+    /// required before any state changes, so a drip-fed rect parses the same.
+    func parseExtendedDesktopSize(_ rect: Rect, _ fb: Framebuffer, _ r: inout ByteReader) throws {
+        guard let reason = DesktopSizeReason(rawValue: rect.x) else {
+            throw ProtocolError("ExtendedDesktopSize gives reason \(rect.x); the protocol defines 0 (server), 1 (this client) and 2 (another client)")
+        }
+        try r.require(4)
+        let n = Int(r.base[r.pos])
+        guard n <= Limits.maxScreens else {
+            throw ProtocolError("ExtendedDesktopSize lists \(n) screens, over the limit of \(Limits.maxScreens)")
+        }
+        try r.require(4 + 16 * n)
+        r.pos += 4
+        var screens: [Screen] = []
+        screens.reserveCapacity(n)
+        for _ in 0..<n {
+            let id = try r.u32()
+            let x = Int(try r.u16()), y = Int(try r.u16()), w = Int(try r.u16()), h = Int(try r.u16())
+            let flags = try r.u32()
+            screens.append(Screen(id: id, x: x, y: y, width: w, height: h, flags: flags))
+        }
+        supportsSetDesktopSize = true
+        let status = reason == .thisClient ? DesktopSizeStatus(code: rect.y) : .ok
+        if !status.isSuccess {
+            // A refused request: the rest describes nothing new and is ignored.
+            events.append(.desktopSizeRequestResult(status: status, message: status.message))
+            return
+        }
+        try checkSize(rect.w, rect.h, what: "ExtendedDesktopSize")
+        let layout = ScreenLayout(width: rect.w, height: rect.h, screens: screens)
+        if let problem = layout.problem() {
+            throw ProtocolError("ExtendedDesktopSize layout \(problem)")
+        }
+        if rect.w != fb.width || rect.h != fb.height {
+            fb.lock.withWriterLock { fb.resize(width: rect.w, height: rect.h) }
+            events.append(.resized(width: rect.w, height: rect.h))
+        }
+        screenLayout = layout
+        events.append(.screenLayout(layout, reason: reason))
+        if reason == .thisClient {
+            events.append(.desktopSizeRequestResult(status: status, message: status.message))
+        }
+    }
+
+    func parseCursor(_ rect: Rect, _ r: inout ByteReader) throws {
+        let w = rect.w, h = rect.h
+        guard w <= Limits.maxCursorDimension, h <= Limits.maxCursorDimension else {
+            throw ProtocolError("cursor of \(w)x\(h) is over the \(Limits.maxCursorDimension)x\(Limits.maxCursorDimension) limit")
+        }
+        let bpp = converter.bytesPerPixel
+        let maskRow = (w + 7) / 8
+        try r.require(w * h * bpp + maskRow * h)
+        let pix = try r.bytes(w * h * bpp)
+        let mask = try r.bytes(maskRow * h)
+        var argb = [UInt32](repeating: 0, count: w * h)
+        for y in 0..<h {
+            for x in 0..<w {
+                let visible = mask[y * maskRow + x / 8] & (0x80 >> UInt8(x % 8)) != 0
+                if visible { argb[y * w + x] = 0xff00_0000 | converter.pixel(pix + (y * w + x) * bpp) }
+            }
+        }
+        // A hotspot outside the image is clamped rather than trusted.
+        let hx = min(rect.x, max(0, w - 1)), hy = min(rect.y, max(0, h - 1))
+        events.append(.cursor(CursorImage(width: w, height: h, hotX: hx, hotY: hy, argb: argb)))
+    }
+
+    func finishRect() {
+        rectsInUpdate += 1
+        if rectsLeft != Int.max { rectsLeft -= 1 }
+        if rectsLeft == 0 { endUpdate() } else { state = .rectHeader }
+    }
+
+    func endUpdate() {
+        stats.updates += 1
+        events.append(.updateEnded(rects: rectsInUpdate))
+        state = .messageType
+        if !pipelineRequests { requestUpdate() }
+    }
+
+}

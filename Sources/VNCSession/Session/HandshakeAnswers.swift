@@ -1,0 +1,89 @@
+import Foundation
+import RFB
+
+/// Answers the user's front end gives to the engine's questions when it asks the user itself
+/// (a terminal prompt for `snapshot`, tests). Called on the front end's thread, never inside
+/// the engine, so they may block.
+public typealias CredentialProvider = @Sendable (CredentialRequest) -> Credentials?
+/// Same thread rules as `CredentialProvider`.
+public typealias TrustEvaluator = @Sendable (ServerIdentity) -> TrustDecision
+
+/// What a session answers on its own, on the session thread, before a question reaches the
+/// front end: credentials the user gave (environment, password file) or saved, identities
+/// already known. A question none of these answers goes to the front end as an event.
+public struct HandshakeAnswers: Sendable {
+    /// Credentials without asking the user; nil: ask.
+    public var credentials: @Sendable (CredentialRequest) -> Credentials?
+    /// A decision without asking the user; nil: ask.
+    public var trust: @Sendable (ServerIdentity) -> TrustDecision?
+    /// The user accepted an identity: remember it. Returns the decision (a refusal when it
+    /// cannot be remembered).
+    public var accepted: @Sendable (ServerIdentity) -> TrustDecision
+    /// The user typed these credentials (noted, e.g. for `--save-password`).
+    public var typed: @Sendable (CredentialRequest, Credentials) -> Void
+    /// The login succeeded (the session reached ServerInit).
+    public var loggedIn: @Sendable () -> Void
+
+    public init(credentials: @escaping @Sendable (CredentialRequest) -> Credentials? = { _ in nil },
+                trust: @escaping @Sendable (ServerIdentity) -> TrustDecision? = { _ in nil },
+                accepted: @escaping @Sendable (ServerIdentity) -> TrustDecision = { _ in .accept },
+                typed: @escaping @Sendable (CredentialRequest, Credentials) -> Void = { _, _ in },
+                loggedIn: @escaping @Sendable () -> Void = {}) {
+        self.credentials = credentials; self.trust = trust; self.accepted = accepted
+        self.typed = typed; self.loggedIn = loggedIn
+    }
+
+    /// Nothing answered on its own: every question goes to the front end.
+    public static let none = HandshakeAnswers()
+
+    /// From what the user gave, the credential store and the known hosts: given or saved
+    /// credentials (noted for saving), known identities accepted, changed ones refused, new
+    /// ones accepted and remembered when `trustNew`, otherwise asked.
+    public static func standard(given: CredentialSources, recorder: CredentialRecorder,
+                                knownHosts: KnownHosts, trustNew: Bool) -> HandshakeAnswers {
+        HandshakeAnswers(
+            credentials: { req in recorder.provider(given: given, ask: { _ in nil })(req) },
+            trust: { id in knownHosts.decision(id, acceptNew: trustNew) },
+            accepted: { id in knownHosts.acceptAndRemember(id) },
+            typed: { req, c in recorder.noteTyped(req, c) },
+            loggedIn: {})
+    }
+}
+
+extension ServerIdentity {
+    /// What the user can do about an identity that did not verify, by the reason (OpenSSL's
+    /// verify error); names the command-line options that help.
+    public var remedy: String {
+        guard kind == .x509 else { return "Accept it once with --trust-new-certificate" }
+        let e = (verifyError ?? "").lowercased()
+        if e.contains("expired") {
+            return "The certificate has expired: renew it on the server (--trust-new-certificate would accept and remember this expired one)"
+        }
+        if e.contains("not yet valid") {
+            return "The certificate is not valid yet: check the clocks of this machine and the server"
+        }
+        if e.contains("hostname mismatch") {
+            return "Connect by a name the certificate holds, or accept it once with --trust-new-certificate"
+        }
+        return "Give its CA with --x509-ca FILE, or accept it once with --trust-new-certificate"
+    }
+
+    /// The refusal when nobody could be asked.
+    public var unansweredRefusal: String {
+        switch kind {
+        case .x509:
+            return "the certificate of \(server) did not verify (\(verifyError ?? "unknown reason")); SHA-256 fingerprint \(displayFingerprint). \(remedy)"
+        case .rsa:
+            return "the RSA-AES key of \(server) is not known; fingerprint \(displayFingerprint). \(remedy)"
+        }
+    }
+}
+
+extension CredentialRequest {
+    /// The refusal when credentials are missing and nobody could be asked.
+    public var unansweredRefusal: String {
+        needsUsername
+            ? "server requires a user name and password (\(method)): set VNC_USERNAME and VNC_PASSWORD (or --password-file), or run on a terminal to be asked"
+            : "server requires a VNC password: give --password-file FILE or set VNC_PASSWORD"
+    }
+}

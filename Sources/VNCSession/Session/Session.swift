@@ -1,0 +1,208 @@
+import Foundation
+import RFB
+
+/// A live connection with its lifecycle: the one connection loop every front end uses (the
+/// window, `snapshot`). A session thread connects (again, per the reconnect policy), reads
+/// the transport and drives the engine; the engine is touched by that thread only.
+///
+/// The boundary with the front end:
+/// - input and answers go in through a command queue (`sendPointer`, `sendKey`,
+///   `provideCredentials`, ...), any thread, never blocking;
+/// - what happened comes out as events (`takeEvents`, announced by `wake`) and `state`;
+/// - pixels are read through `withFramebuffer`, which holds the framebuffer's own lock: the
+///   engine takes it one rect at a time, so a flood of huge rects never stalls the reader;
+/// - `stop()` returns at once; the session thread notices between rects.
+public final class Session: @unchecked Sendable {
+    public enum State: Equatable, Sendable {
+        case connecting
+        case authenticating
+        case ready
+        /// Dropped or not reachable; the next attempt starts at `retryAt` (monotonicSeconds()).
+        case waiting(reason: String, retryAt: Double, attempt: Int)
+        case failed(String)
+        case closed
+    }
+
+    /// Opens one connection (session thread); `log` gets progress lines.
+    public typealias Connector = @Sendable (_ log: @escaping @Sendable (String) -> Void) throws -> any Transport
+
+    /// What we connect to, for titles and messages.
+    public let spec: String
+    public let settings: ClientSettings
+    public let reconnect: ReconnectPolicy
+    public let liveness: LivenessPolicy
+    let connector: Connector
+    /// Questions the session answers itself before asking the front end. Set before `start()`.
+    public var answers = HandshakeAnswers.none
+    /// Called on the session thread whenever there is something new (events, damage, state);
+    /// the front end uses it to wake its event loop. Must be thread-safe. Set before `start()`.
+    public var wake: @Sendable () -> Void = {}
+    /// Progress lines for --verbose (never secrets). Set before `start()`.
+    public var log: @Sendable (String) -> Void = { _ in }
+    /// Rect pixels the engine decodes before the session thread looks at its commands again.
+    static let workBudgetPixels = 4 << 20
+    /// At most this many events wait for the front end; beyond it update markers are dropped
+    /// (nothing counts them), so a front end that stops reading cannot grow the queue for ever.
+    static let maxQueuedEvents = 4096
+
+    /// Guards everything below it; never held while decoding or doing I/O.
+    let lock = NSLock()
+    var _state: State = .connecting
+    var stopping = false
+    var retryRequested = false
+    var events: [EngineEvent] = []
+    var commands: [Command] = []
+    /// The newest local clipboard text, prepared off every lock, not yet given to the engine;
+    /// `cutTextGeneration` lets a newer text supersede an older one still being prepared.
+    var pendingCutText: OutgoingCutText?
+    var cutTextGeneration = 0
+    var transport: (any Transport)?
+    /// The framebuffer the front end reads: the engine's, or between connections the last one
+    /// (the window keeps showing it, dimmed, while reconnecting).
+    var current: Framebuffer?
+    /// Mirrors of engine state for other threads, refreshed after each engine call.
+    var mirror = Mirror()
+    struct Mirror {
+        var desktopName = ""
+        var screenLayout: ScreenLayout?
+        var supportsSetDesktopSize = false
+        /// The engine waits for an answer from the front end.
+        var awaitingAnswer = false
+    }
+    /// Wakes the retry wait; `finished` is signalled when the session thread exits.
+    let wakeup = NSCondition()
+    var threadRunning = false
+    /// The session thread polls this pipe with the transport: a command wakes it at once.
+    let wakePipe: (read: Int32, write: Int32)
+
+    public init(spec: String, settings: ClientSettings, reconnect: ReconnectPolicy = ReconnectPolicy(),
+                liveness: LivenessPolicy = LivenessPolicy(), connector: @escaping Connector) {
+        self.spec = spec
+        self.settings = settings
+        self.reconnect = reconnect
+        self.liveness = liveness
+        self.connector = connector
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) == 0 {
+            for fd in fds {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            }
+        } else {
+            fds = [-1, -1]
+        }
+        wakePipe = (fds[0], fds[1])
+    }
+
+    /// A session over `plan` (TCP, unix socket, ssh gateway or listening).
+    public convenience init(plan: ConnectionPlan, settings: ClientSettings,
+                            reconnect: ReconnectPolicy = ReconnectPolicy(), liveness: LivenessPolicy = LivenessPolicy()) {
+        self.init(spec: plan.description, settings: settings, reconnect: reconnect, liveness: liveness) { log in
+            try plan.open(log: log)
+        }
+    }
+
+    public convenience init(spec: HostSpec, settings: ClientSettings) {
+        self.init(plan: ConnectionPlan(target: .tcp(spec)), settings: settings)
+    }
+
+    deinit {
+        if wakePipe.read >= 0 { Glibc.close(wakePipe.read); Glibc.close(wakePipe.write) }
+    }
+
+    // MARK: reading (any thread)
+
+    public var state: State { lock.withLock { _state } }
+    public var desktopName: String { lock.withLock { mirror.desktopName } }
+    /// The server's screens from its last ExtendedDesktopSize; nil until it sent one.
+    public var screenLayout: ScreenLayout? { lock.withLock { mirror.screenLayout } }
+    /// Whether the server takes SetDesktopSize (it has sent ExtendedDesktopSize).
+    public var supportsSetDesktopSize: Bool { lock.withLock { mirror.supportsSetDesktopSize } }
+
+    /// Events since the last call, in order (the front end's thread).
+    public func takeEvents() -> [EngineEvent] { lock.withLock { defer { events.removeAll() }; return events } }
+
+    /// Runs `body` with the framebuffer (nil before the first ServerInit) under its lock, which
+    /// the session thread takes for one rect at a time: keep `body` short (copy, upload).
+    public func withFramebuffer<T>(_ body: (Framebuffer?) throws -> T) rethrows -> T {
+        guard let fb = lock.withLock({ current }) else { return try body(nil) }
+        return try fb.lock.withReaderLock { try body(fb) }
+    }
+
+    // MARK: lifecycle (front end)
+
+    public func start() {
+        lock.withLock { threadRunning = true }
+        let t = Thread { [self] in
+            self.run()
+            wakeup.lock(); lock.withLock { threadRunning = false }; wakeup.broadcast(); wakeup.unlock()
+        }
+        t.name = "farcast-session"
+        t.start()
+    }
+
+    /// Ends the connection and any waiting, and returns at once; the session thread exits on
+    /// its own (after the rect it is decoding, if any).
+    public func stop() {
+        let t: (any Transport)? = lock.withLock { stopping = true; return transport }
+        t?.interrupt()
+        signalSessionThread()
+        wakeup.lock(); wakeup.broadcast(); wakeup.unlock()
+    }
+
+    /// Waits until the session thread has exited (after `stop()`); false on timeout.
+    @discardableResult
+    public func waitUntilStopped(timeout: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        wakeup.lock()
+        defer { wakeup.unlock() }
+        while lock.withLock({ threadRunning }) {
+            if !wakeup.wait(until: deadline) { return !lock.withLock { threadRunning } }
+        }
+        return true
+    }
+
+    /// After the session failed or closed: connect again (a new session thread).
+    public func restart() {
+        let canRestart: Bool = lock.withLock {
+            switch _state {
+            case .failed, .closed: stopping = false; _state = .connecting; return true
+            default: return false
+            }
+        }
+        if canRestart { start() }
+    }
+
+    /// While waiting to reconnect: try now (a key or tap on the countdown).
+    public func retryNow() {
+        wakeup.lock(); retryRequested = true; wakeup.broadcast(); wakeup.unlock()
+    }
+
+    var isStopping: Bool { lock.withLock { stopping } }
+
+    /// Tells the session thread there is work (any thread; never blocks).
+    func signalSessionThread() {
+        var b: UInt8 = 1
+        _ = Glibc.write(wakePipe.write, &b, 1)   // full pipe: a wake-up is already pending
+    }
+
+    func drainWakePipe() {
+        var buf = [UInt8](repeating: 0, count: 64)
+        while Glibc.read(wakePipe.read, &buf, buf.count) > 0 {}
+    }
+
+    func setState(_ s: State) {
+        let changed: Bool = lock.withLock { defer { _state = s }; return _state != s }
+        if changed {
+            switch s {
+            case .connecting: log("connecting to \(spec)")
+            case .authenticating: log("authenticating")
+            case .ready: log("ready")
+            case .waiting(let why, let at, let n): log("\(why); retry \(n) in \(String(format: "%.1f", at - monotonicSeconds())) s")
+            case .failed(let why): log("failed: \(why)")
+            case .closed: log("closed")
+            }
+        }
+        wake()
+    }
+}

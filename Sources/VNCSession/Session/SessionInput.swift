@@ -1,0 +1,100 @@
+import Foundation
+import RFB
+
+/// The front end's side of the command queue. Each call records a command and wakes the
+/// session thread, which alone talks to the engine and writes to the transport: a slow server
+/// or a large clipboard text can block only that thread, never the render loop.
+extension Session {
+    enum Command {
+        case pointer(x: Int, y: Int, buttons: UInt16)
+        case key(UInt32, down: Bool, xtKeycode: UInt32?)
+        case desktopSize(width: Int, height: Int, screens: [Screen]?)
+        case updateRequest(incremental: Bool)
+        case credentials(Credentials)
+        case trust(accepted: Bool)
+        case cancelLogin(String)
+    }
+
+    /// Queues `c` when `allowed` (checked under the lock) and wakes the session thread.
+    @discardableResult
+    func enqueue(_ c: Command, when allowed: (State) -> Bool = { $0 == .ready }) -> Bool {
+        let queued: Bool = lock.withLock {
+            guard allowed(_state) else { return false }
+            commands.append(c)
+            return true
+        }
+        if queued { signalSessionThread() }
+        return queued
+    }
+
+    /// Pointer event in framebuffer coordinates (clamped to it). Dropped unless ready: input
+    /// made while disconnected is never replayed late.
+    public func sendPointer(x: Int, y: Int, buttons: UInt16) {
+        enqueue(.pointer(x: x, y: y, buttons: buttons))
+    }
+
+    /// Key event; `xtKeycode` is used when the server takes QEMU Extended Key Events. Dropped
+    /// unless ready.
+    public func sendKey(_ keysym: UInt32, down: Bool, xtKeycode: UInt32? = nil) {
+        enqueue(.key(keysym, down: down, xtKeycode: xtKeycode))
+    }
+
+    /// Asks for an update of the whole framebuffer (non-incremental: everything again). Dropped
+    /// unless ready.
+    public func requestUpdate(incremental: Bool) {
+        enqueue(.updateRequest(incremental: incremental))
+    }
+
+    /// A local clipboard text for the server (returns at once). It is converted and compressed
+    /// on a worker (Latin-1 for the classic message, logging what cannot be carried), then the
+    /// session thread sends it. Dropped unless ready.
+    public func sendCutText(_ text: String) {
+        let generation: Int? = lock.withLock {
+            guard _state == .ready else { return nil }
+            cutTextGeneration += 1
+            return cutTextGeneration
+        }
+        guard let generation else { return }
+        let limit = settings.clipboardByteLimit
+        DispatchQueue.global(qos: .utility).async { [self] in
+            let prepared = OutgoingCutText(text, limit: limit)
+            let current: Bool = lock.withLock {
+                guard generation == cutTextGeneration else { return false }
+                pendingCutText = prepared
+                return true
+            }
+            if current { signalSessionThread() }
+        }
+    }
+
+    /// SetDesktopSize: the answer arrives as `.desktopSizeRequestResult`. Throws
+    /// `DesktopSizeRequestError` without sending when not ready, unsupported or invalid.
+    public func requestDesktopSize(width: Int, height: Int, screens: [Screen]? = nil) throws {
+        let (ready, supported, layout) = lock.withLock { (_state == .ready, mirror.supportsSetDesktopSize, mirror.screenLayout) }
+        guard ready else { throw DesktopSizeRequestError("not connected") }
+        let list = try ClientEngine.desktopSizeScreens(width: width, height: height, screens: screens,
+                                                       supported: supported, current: layout)
+        enqueue(.desktopSize(width: width, height: height, screens: list))
+    }
+
+    // MARK: answers to the engine's questions (after `.credentialsRequired` / `.trustRequired`)
+
+    /// Only while the handshake waits: a late answer to a connection that is gone is dropped.
+    private static func handshaking(_ s: State) -> Bool { s == .authenticating }
+
+    /// The credentials the user typed for `.credentialsRequired`.
+    public func provideCredentials(_ c: Credentials) {
+        enqueue(.credentials(c), when: Session.handshaking)
+    }
+
+    /// The user's decision on `.trustRequired` (an accepted identity is remembered).
+    public func answerTrust(accepted: Bool) {
+        enqueue(.trust(accepted: accepted), when: Session.handshaking)
+    }
+
+    /// Nobody can answer (the user cancelled, no terminal): the connection fails with `reason`
+    /// and is not retried.
+    public func cancelLogin(_ reason: String = "authentication cancelled") {
+        enqueue(.cancelLogin(reason), when: Session.handshaking)
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+import RFB
+
+/// The connection loop (session thread): connect, feed the engine, apply commands, send,
+/// watch liveness, reconnect per the policy.
+extension Session {
+    /// Why one connection ended.
+    enum Outcome {
+        case stopped
+        /// `retryable` is false for what retrying cannot fix (authentication, no common security type).
+        case lost(String, retryable: Bool, wasReady: Bool)
+    }
+
+    /// What one connection carries over the loop's iterations (session thread only).
+    struct Connection {
+        let engine: ClientEngine
+        let transport: any Transport
+        var ready = false
+        /// Seconds of handshake so far; time waiting for the user's answer does not count.
+        var handshakeTime = 0.0
+        var lastTick = monotonicSeconds()
+        var lastByte = monotonicSeconds()
+        var probeSentAt: Double?
+        /// Keys and buttons the server has been told are held, so the next connection can
+        /// release them; and where the pointer last was.
+        var heldKeys: [UInt32: UInt32?] = [:]
+        var heldButtons: UInt16 = 0
+        var lastPointer = (x: 0, y: 0)
+        /// Rect pixels decoded when the front end was last woken.
+        var pixelsSeen = 0
+    }
+
+    func run() {
+        var attempt = 0
+        var held: (keys: [UInt32: UInt32?], at: (x: Int, y: Int), buttons: Bool)? = nil
+        while !isStopping {
+            setState(.connecting)
+            let (outcome, left) = runOnce(release: held)
+            held = left
+            if isStopping { break }
+            guard case .lost(let reason, let retryable, let wasReady) = outcome else { break }
+            if wasReady { attempt = 0 }   // backoff starts over after a good connection
+            attempt += 1
+            guard retryable, reconnect.allows(attempt: attempt) else {
+                setState(.failed(reason))
+                return
+            }
+            let retryAt = monotonicSeconds() + reconnect.delay(attempt: attempt, unit: Double.random(in: 0..<1))
+            setState(.waiting(reason: reason, retryAt: retryAt, attempt: attempt))
+            wakeup.lock()
+            retryRequested = false
+            while !retryRequested && !isStopping && monotonicSeconds() < retryAt {
+                _ = wakeup.wait(until: Date(timeIntervalSinceNow: max(0.01, retryAt - monotonicSeconds())))
+            }
+            wakeup.unlock()
+        }
+        setState(.closed)
+    }
+
+    /// One connection from open to end. `release`: what the previous connection left held,
+    /// released once this one is ready. Returns what this one leaves held.
+    func runOnce(release: (keys: [UInt32: UInt32?], at: (x: Int, y: Int), buttons: Bool)?)
+        -> (Outcome, (keys: [UInt32: UInt32?], at: (x: Int, y: Int), buttons: Bool)?) {
+        lock.withLock {
+            commands.removeAll()
+            pendingCutText = nil   // like other input, not replayed on a later connection
+            mirror.awaitingAnswer = false
+        }
+        let t: any Transport
+        do {
+            t = try connector(log)
+        } catch {
+            return (.lost("\(error)", retryable: true, wasReady: false), release)
+        }
+        let engine = ClientEngine(settings: settings)
+        engine.workBudgetPixels = Session.workBudgetPixels
+        lock.withLock { transport = t }
+        defer {
+            lock.withLock { transport = nil }
+            t.close()
+        }
+        if isStopping { return (.stopped, release) }
+        setState(.authenticating)
+        var c = Connection(engine: engine, transport: t)
+        var phaseBefore = ClientEngine.Phase.version
+        let outcome: Outcome
+        do {
+            outcome = try loop(&c, release: release, phaseBefore: &phaseBefore)
+        } catch let err as ProtocolError {
+            // failures during security negotiation are the server (or the user) saying no:
+            // retrying cannot help
+            let during: Bool
+            switch phaseBefore {
+            case .security, .authenticating, .awaitingCredentials, .awaitingTrust: during = true
+            default: during = false
+            }
+            outcome = .lost(err.message, retryable: !during, wasReady: c.ready)
+        } catch {
+            outcome = .lost(isStopping ? "stopped" : "connection lost: \(error)", retryable: true, wasReady: c.ready)
+        }
+        let left = c.ready ? (c.heldKeys.isEmpty && c.heldButtons == 0 ? nil : (c.heldKeys, c.lastPointer, c.heldButtons != 0))
+                           : release
+        return (outcome, left)
+    }
+
+    private func loop(_ c: inout Connection, release: (keys: [UInt32: UInt32?], at: (x: Int, y: Int), buttons: Bool)?,
+                      phaseBefore: inout ClientEngine.Phase) throws -> Outcome {
+        let e = c.engine, t = c.transport
+        var toRelease = release
+        while true {
+            phaseBefore = e.phase
+            try applyCommands(&c)
+            try publish(&c)
+            if c.ready, let r = toRelease {
+                toRelease = nil
+                log("releasing \(r.keys.count) keys held when the last connection dropped")
+                for (k, code) in r.keys { e.sendKey(k, down: false, xtKeycode: code) }
+                if r.buttons { e.sendPointer(x: r.at.x, y: r.at.y, buttons: 0) }
+            }
+            if e.hasOutput { try t.send(e.takeOutput()) }
+            if isStopping { return .stopped }
+            let now = monotonicSeconds()
+            let waiting = e.phase == .awaitingCredentials || e.phase == .awaitingTrust
+            if !c.ready && !waiting { c.handshakeTime += now - c.lastTick }
+            c.lastTick = now
+            if !c.ready && c.handshakeTime > liveness.handshakeTimeout {
+                return .lost("the server did not complete the handshake within \(Int(liveness.handshakeTimeout)) s", retryable: true, wasReady: false)
+            }
+            if c.ready {
+                if let sent = c.probeSentAt, now - sent > liveness.deadAfter {
+                    return .lost("no answer from the server for \(Int(now - c.lastByte)) s (connection dead)", retryable: true, wasReady: true)
+                }
+                if c.probeSentAt == nil && now - c.lastByte > liveness.probeAfter {
+                    c.probeSentAt = now
+                    e.requestUpdate(incremental: false, rect: Rect(x: 0, y: 0, w: 1, h: 1))
+                    continue
+                }
+            }
+            if e.hasDeferredWork {
+                // complete units still buffered: decode on without waiting for the socket
+                phaseBefore = e.phase
+                try e.resume()
+                continue
+            }
+            let (readable, woken) = wakePipe.read >= 0 ? t.waitReadable(timeout: 0.25, orWake: wakePipe.read)
+                                                       : (t.waitReadable(timeout: 0.05), true)
+            if woken { drainWakePipe() }
+            if !readable { continue }
+            phaseBefore = e.phase
+            let got = try e.receive(atLeast: 65536) { p, cap in try t.recv(into: p, capacity: cap) }
+            if got == 0 {
+                return .lost(c.ready ? "connection closed by the server" : "the server closed the connection during the handshake",
+                             retryable: true, wasReady: c.ready)
+            }
+            c.lastByte = monotonicSeconds()
+            c.probeSentAt = nil
+        }
+    }
+
+    /// Hands queued commands and clipboard text to the engine (session thread).
+    private func applyCommands(_ c: inout Connection) throws {
+        let e = c.engine
+        let (queued, cut): ([Command], OutgoingCutText?) = lock.withLock {
+            defer { commands.removeAll(); if e.phase == .normal { pendingCutText = nil } }
+            return (commands, e.phase == .normal ? pendingCutText : nil)
+        }
+        for cmd in queued {
+            switch cmd {
+            case .pointer(let x, let y, let buttons):
+                guard let fb = e.framebuffer else { continue }
+                let cx = max(0, min(fb.width - 1, x)), cy = max(0, min(fb.height - 1, y))
+                e.sendPointer(x: cx, y: cy, buttons: buttons)
+                c.heldButtons = buttons
+                c.lastPointer = (cx, cy)
+            case .key(let sym, let down, let code):
+                e.sendKey(sym, down: down, xtKeycode: code)
+                if down { c.heldKeys[sym] = code } else { c.heldKeys[sym] = nil }
+            case .desktopSize(let w, let h, let screens):
+                do { try e.requestDesktopSize(width: w, height: h, screens: screens) } catch { log("remote resize: \(error)") }
+            case .updateRequest(let incremental):
+                e.requestUpdate(incremental: incremental)
+            case .credentials(let cred):
+                if case .credentialsRequired(let req)? = e.lastQuestion { answers.typed(req, cred) }
+                try e.provideCredentials(cred)
+            case .trust(let accepted):
+                guard case .trustRequired(let id)? = e.lastQuestion else { continue }
+                try e.answerTrust(accepted ? answers.accepted(id) : KnownHosts.notTrusted(id))
+            case .cancelLogin(let reason):
+                if e.lastQuestion != nil { throw e.cancelHandshake(reason) }
+            }
+        }
+        if let cut {
+            let dropped = e.sendCutText(cut)
+            if dropped > 0 { log("clipboard: \(dropped) characters Latin-1 cannot carry were left out of the text sent") }
+        }
+    }
+
+    /// Answers what the session can answer itself, then makes the engine's events, state and
+    /// framebuffer visible to the front end (session thread).
+    private func publish(_ c: inout Connection) throws {
+        let e = c.engine
+        var out: [EngineEvent] = []
+        var failure: Error?
+        var more = e.takeEvents()
+        while !more.isEmpty && failure == nil {
+            var next: [EngineEvent] = []
+            for ev in more {
+                switch ev {
+                case .credentialsRequired(let req):
+                    if let cred = answers.credentials(req) {
+                        do { try e.provideCredentials(cred) } catch { failure = error }
+                        next += e.takeEvents()
+                        continue
+                    }
+                case .trustRequired(let id):
+                    if let d = answers.trust(id) {
+                        do { try e.answerTrust(d) } catch { failure = error }
+                        next += e.takeEvents()
+                        continue
+                    }
+                default: break
+                }
+                out.append(ev)
+            }
+            more = next
+        }
+        let becameReady = !c.ready && e.phase == .normal
+        // damage without a finished update (a long one) wakes the front end too
+        let drew = e.stats.pixels != c.pixelsSeen
+        c.pixelsSeen = e.stats.pixels
+        if becameReady { c.ready = true }
+        lock.withLock {
+            if let fb = e.framebuffer { current = fb }
+            mirror.desktopName = e.desktopName
+            mirror.screenLayout = e.screenLayout
+            mirror.supportsSetDesktopSize = e.supportsSetDesktopSize
+            mirror.awaitingAnswer = e.lastQuestion != nil
+            if becameReady { _state = .ready }
+            events += out
+            if events.count > Session.maxQueuedEvents {
+                events.removeAll { if case .updateBegan = $0 { return true }; if case .updateEnded = $0 { return true }; return false }
+            }
+        }
+        if becameReady { log("ready"); answers.loggedIn() }
+        if !out.isEmpty || becameReady || drew { wake() }
+        if let failure { throw failure }
+    }
+}

@@ -1,0 +1,62 @@
+import ArgumentParser
+import FarcastTools
+import Foundation
+
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Decode recorded sessions (FBS files) as fast as possible and report the speed.")
+
+    @Argument(help: "FBS 001.000 recordings.")
+    var files: [String]
+
+    @Flag(help: "One JSON object per file.")
+    var json = false
+
+    @Option(help: "Write the final framebuffer (without cursor) of the last file as PNG.")
+    var finalFrame: String?
+
+    @Option(help: "Decode each file this many times and report the fastest.", transform: Parse.positive("--repeats", "a count from 1"))
+    var repeats: Int = 1
+
+    @Flag(help: "Also time zlib inflate and TurboJPEG decompress inside the decode (adds clock reads).")
+    var split = false
+
+    /// The JSON line per file (field names as the benchmark scripts read them).
+    struct Line: Encodable {
+        let file: String
+        let updates, rects, pixels, bytes: Int
+        let cpu_s, wall_s, mpix_per_cpu_s: Double
+        let inflate_s, jpeg_s: Double?
+
+        init(_ r: BenchResult) {
+            func r4(_ v: Double) -> Double { (v * 1e4).rounded() / 1e4 }
+            file = r.file; updates = r.updates; rects = r.rects; pixels = r.pixels; bytes = r.bytes
+            cpu_s = r4(r.cpuSeconds); wall_s = r4(r.wallSeconds)
+            mpix_per_cpu_s = (r.mpixPerCPUSecond * 10).rounded() / 10
+            inflate_s = r.inflateSeconds.map(r4); jpeg_s = r.jpegSeconds.map(r4)
+        }
+    }
+
+    func run() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        for f in files {
+            do {
+                let (r, fb) = try DecodeBench.run(path: f, repeats: repeats, split: split)
+                if json {
+                    print(String(decoding: try encoder.encode(Line(r)), as: UTF8.self))
+                } else {
+                    var line = "\(r.file): \(r.updates) updates, \(r.rects) rects, \(String(format: "%.1f", Double(r.pixels) / 1e6)) Mpixels, \(String(format: "%.3f", r.cpuSeconds)) CPU s, \(String(format: "%.1f", r.mpixPerCPUSecond)) Mpixel/s"
+                    if let i = r.inflateSeconds, let j = r.jpegSeconds { line += String(format: " (inflate %.3f s, jpeg %.3f s)", i, j) }
+                    print(line)
+                }
+                if let out = finalFrame, let fb {
+                    try PNGWriter.write(fb, to: out)
+                }
+            } catch {
+                die("\(f): \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import ArgumentParser
+import Foundation
+import RFB
+import VNCSession
+
+/// Options shared by every command that connects to a server.
+struct ConnectionOptions: ParsableArguments {
+    @Argument(help: "Server: host, host:display, host::port, [v6addr]:display, unix:/path, vnc://[user@]host[:port]. With --listen: the port to listen on (default 5500).")
+    var host: String?
+
+    @Option(help: "Reach the server through an SSH gateway ([user@]gateway[:port]) with the system ssh (ssh -W; FARCAST_SSH overrides the command); the host is as seen from the gateway (default localhost).")
+    var via: String?
+
+    @Flag(help: "Wait for a server to connect to us (reverse connection, as vncviewer -listen; x11vnc -connect, vncconfig -connect).")
+    var listen = false
+
+    @Option(help: "Seconds to wait for a connection to be made.", transform: Parse.seconds("--connect-timeout"))
+    var connectTimeout: Double = 10
+
+    @Option(help: "Encodings in order of preference, e.g. zrle,copyrect (\(Encoding.knownNames)).", transform: Parse.encodings)
+    var encodings: [Int32]?
+
+    @Option(help: "Password file in vncpasswd format (TigerVNC/TightVNC). VNC_PASSWORD is used when absent.")
+    var passwordFile: String?
+
+    @Option(help: "Tight JPEG quality 0-9 (lossy); omit for lossless.", transform: Parse.level("--quality"))
+    var quality: Int?
+
+    @Option(help: "Compression level 0-9.", transform: Parse.level("--compress"))
+    var compress: Int?
+
+    @Option(help: "Pixel format to ask for: rgb888 (default), rgb565, bgr233, cmap8 (8 bpp colour map).")
+    var pixelFormat: PixelFormatChoice = .rgb888
+
+    @Option(help: "Security types to accept, strongest first (vncviewer's SecurityTypes names): \(SecurityMethod.knownNames). Default: all, in that order. Only these are ever used.",
+            transform: Parse.security)
+    var security: [SecurityMethod]?
+
+    @Option(help: "CA certificates (PEM) for the X509 security types; default: the system's store.")
+    var x509Ca: String?
+
+    @Flag(help: "Accept and remember a server certificate or RSA-AES key not seen before without asking (a changed one is still refused).")
+    var trustNewCertificate = false
+
+    @Option(help: "Known-hosts file for remembered certificates and keys (default ~/.config/farcast/known_hosts).")
+    var knownHosts: String?
+
+    @Flag(help: "After a successful login, save the password given or typed: in the desktop's Secret Service (GNOME Keyring, KWallet) when one runs, else in ~/.config/farcast/credentials (mode 0600, plain text like .netrc). Saved passwords are used when none is given.")
+    var savePassword = false
+
+    @Flag(help: "Ask the server to disconnect other clients.")
+    var exclusive = false
+
+    @Flag(name: .shortAndLong, help: "Print progress to stderr.")
+    var verbose = false
+
+    func validate() throws {
+        if listen, let h = host, Int(h).map({ (1...65535).contains($0) }) != true {
+            throw ValidationError("--listen takes a port number (got '\(h)')")
+        }
+        if !listen {
+            guard let text = host ?? (via != nil ? "localhost" : nil) else {
+                throw ValidationError("give a server to connect to (e.g. localhost:1 or vnc://host), or --listen to wait for one")
+            }
+            do { _ = try ConnectionTarget.parse(text) } catch { throw ValidationError("\(error)") }
+        }
+        if let ca = x509Ca, !FileManager.default.isReadableFile(atPath: ca) {
+            throw ValidationError("cannot read --x509-ca file \(ca)")
+        }
+        if let f = passwordFile {
+            guard let d = FileManager.default.contents(atPath: f) else { throw ValidationError("cannot read password file \(f)") }
+            guard d.count >= 8 else { throw ValidationError("\(f) is not a vncpasswd file (8 bytes expected; make one with 'vncpasswd -f')") }
+        }
+    }
+
+    /// What `validate` accepted: where to connect (or, with --listen, where to wait).
+    var plan: ConnectionPlan {
+        if listen {
+            var p = ConnectionPlan(target: .tcp(HostSpec(host: "localhost", port: 5900)))
+            p.listenPort = host.flatMap { Int($0) } ?? 5500
+            return p
+        }
+        let parsed = try? ConnectionTarget.parse(host ?? "localhost")
+        var p = ConnectionPlan(target: parsed?.target ?? .tcp(HostSpec(host: "localhost", port: 5900)), via: via)
+        p.connectTimeout = connectTimeout
+        return p
+    }
+
+    /// A user name from a vnc://user@host URI.
+    var uriUsername: String? { host.flatMap { try? ConnectionTarget.parse($0).username } ?? nil }
+
+    /// VNC_USERNAME / VNC_PASSWORD / --password-file / the URI's user name (no prompting).
+    var givenCredentials: CredentialSources {
+        let fromFile = passwordFile.flatMap { FileManager.default.contents(atPath: $0) }
+            .map { VNCAuth.decryptPasswordFile([UInt8]($0.prefix(8))) }
+        var c = CredentialSources.fromEnvironment(passwordFromFile: fromFile, prompt: false)
+        c.username = c.username ?? uriUsername
+        return c
+    }
+
+    var knownHostsFile: KnownHosts { KnownHosts(path: knownHosts ?? KnownHosts.defaultPath) }
+
+    /// Given or saved credentials and known hosts, answered by the session itself; with
+    /// --save-password, what was used is saved once the login succeeded.
+    func answers() -> HandshakeAnswers {
+        let recorder = CredentialRecorder(store: CredentialStores.preferred(), save: savePassword)
+        var a = HandshakeAnswers.standard(given: givenCredentials, recorder: recorder,
+                                          knownHosts: knownHostsFile, trustNew: trustNewCertificate)
+        a.loggedIn = { if let saved = recorder.commit() { say(saved) } }
+        return a
+    }
+
+    var settings: ClientSettings {
+        var s = ClientSettings()
+        if let encodings { s.encodings = encodings }
+        s.jpegQuality = quality
+        s.compressLevel = compress
+        s.pixelFormat = pixelFormat.format
+        s.shared = !exclusive
+        if let security { s.securityMethods = security }
+        // Host name for TLS host name checking and the known-hosts entry.
+        switch plan.target {
+        case .tcp(let spec): s.serverName = spec.host; s.serverPort = spec.port
+        case .unix(let path): s.serverName = path
+        }
+        s.x509CAFile = x509Ca
+        return s
+    }
+
+    /// Progress lines on stderr with -v.
+    var log: @Sendable (String) -> Void {
+        verbose ? { say($0) } : { _ in }
+    }
+}

@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import Interaction
+import RFB
+import SDLViewer
+import VNCSession
+
+/// Option values as types, each parsed and checked once where ArgumentParser reads it: a bad
+/// value is refused with a message that says what was wrong and what is accepted. The names
+/// come from the tables the protocol code uses, so help and parser never disagree.
+
+/// Exit with a one-line reason on stderr (what was wrong and, where we can, how to fix it).
+func die(_ msg: String, code: Int32 = 1) -> Never {
+    FileHandle.standardError.write(Data("viewer: \(msg)\n".utf8))
+    exit(code)
+}
+
+/// A line on stderr.
+func say(_ msg: String) { FileHandle.standardError.write(Data("viewer: \(msg)\n".utf8)) }
+
+enum Parse {
+    static func encodings(_ s: String) throws -> [Int32] {
+        do { return try Encoding.parseList(s) } catch { throw ValidationError("--encodings: \(error)") }
+    }
+
+    static func security(_ s: String) throws -> [SecurityMethod] {
+        do { return try SecurityMethod.parseList(s) } catch { throw ValidationError("--security: \(error)") }
+    }
+
+    /// 0-9 for --quality and --compress.
+    static func level(_ option: String) -> @Sendable (String) throws -> Int {
+        { s in
+            guard let n = Int(s), (0...9).contains(n) else { throw ValidationError("\(option) must be 0-9 (got '\(s)')") }
+            return n
+        }
+    }
+
+    /// A positive, finite number of seconds.
+    static func seconds(_ option: String) -> @Sendable (String) throws -> Double {
+        { s in
+            guard let v = Double(s), v.isFinite, v > 0, v <= 86_400 else {
+                throw ValidationError("\(option) takes a number of seconds above 0 and at most 86400 (got '\(s)')")
+            }
+            return v
+        }
+    }
+
+    static func scaling(_ s: String) throws -> ScalingMode {
+        guard let m = ScalingMode(parsing: s) else { throw ValidationError("--scale takes fit, 1:1 or N% (10%-1600%), got '\(s)'") }
+        return m
+    }
+
+    static func reconnect(_ s: String) throws -> ReconnectPolicy {
+        do { return try ReconnectPolicy.parse(s) } catch { throw ValidationError("\(error)") }
+    }
+
+    static func display(_ s: String) throws -> ViewerWindow.LocalDisplay {
+        if s.lowercased() == "all" { return .all }
+        guard let n = Int(s), n >= 1 else {
+            throw ValidationError("--display takes a local display number from 1, or 'all' to span every display; not '\(s)'")
+        }
+        return .number(n)
+    }
+
+    static func positive(_ option: String, _ what: String) -> @Sendable (String) throws -> Int {
+        { s in
+            guard let n = Int(s), n >= 1 else { throw ValidationError("\(option) takes \(what), not '\(s)'") }
+            return n
+        }
+    }
+}
+
+/// `--pixel-format`.
+enum PixelFormatChoice: String, CaseIterable, ExpressibleByArgument {
+    case rgb888, rgb565, bgr233, cmap8
+    var format: PixelFormat { PixelFormat(name: rawValue) ?? .native }
+}
+
+extension ClipboardDirection: @retroactive ExpressibleByArgument {}
+extension ViewerWindow.OnDisconnect: @retroactive ExpressibleByArgument, @retroactive CaseIterable {
+    public static var allCases: [ViewerWindow.OnDisconnect] { [.prompt, .quit, .reconnect] }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import FarcastTools
+import Foundation
+import RFB
+import VNCSession
+
+struct SnapshotCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapshot",
+        abstract: "Connect, take the whole desktop, wait until updates go quiet, write a PNG.")
+
+    @OptionGroup var conn: ConnectionOptions
+
+    @Option(name: .short, help: "Output PNG file.")
+    var output: String
+
+    @Option(help: "Milliseconds without updates that count as quiet.", transform: Parse.positive("--quiet-ms", "a number of milliseconds from 1"))
+    var quietMs: Int = 500
+
+    @Option(help: "Seconds to wait at most.", transform: Parse.seconds("--timeout"))
+    var timeout: Double = 30
+
+    func run() throws {
+        var o = SnapshotOptions()
+        o.settings = conn.settings
+        o.quietSeconds = Double(quietMs) / 1000
+        o.maxSeconds = timeout
+        o.connectTimeout = conn.connectTimeout
+        o.answers = conn.answers()
+        // what the session could not answer is asked on the terminal, when there is one
+        if TerminalPrompt.available {
+            var ask = conn.givenCredentials
+            ask.prompt = true
+            o.askCredentials = ask.provider
+            o.trust = { id in TerminalPrompt.askTrust(id) ? .accept : KnownHosts.notTrusted(id) }
+        }
+        do {
+            let r = try Snapshot.capture(conn.plan, options: o, log: conn.log)
+            try PNGWriter.write(r.framebuffer, to: output)
+            conn.log("wrote \(output) (\(r.framebuffer.width)x\(r.framebuffer.height), \(r.updates) updates)")
+        } catch {
+            die("\(error)")
+        }
+    }
+}

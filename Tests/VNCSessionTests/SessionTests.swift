@@ -1,0 +1,169 @@
+import Foundation
+import RFB
+@testable import VNCSession
+import XCTest
+
+/// The connection loop over an in-memory transport: the test plays the server byte by byte.
+final class SessionTests: XCTestCase {
+    /// Collects events from the session and lets the test wait for one.
+    final class Watcher: @unchecked Sendable {
+        let session: Session
+        private let cond = NSCondition()
+        private var seen: [EngineEvent] = []
+        init(_ s: Session) {
+            session = s
+            s.wake = { [weak self] in self?.poke() }
+        }
+        private func poke() { cond.lock(); cond.broadcast(); cond.unlock() }
+
+        /// Waits until `match` holds for an event seen (taken from the session) or the state.
+        @discardableResult
+        func wait(_ timeout: Double = 5, until match: ([EngineEvent], Session.State) -> Bool) -> Bool {
+            let until = Date(timeIntervalSinceNow: timeout)
+            cond.lock(); defer { cond.unlock() }
+            while true {
+                seen += session.takeEvents()
+                if match(seen, session.state) { return true }
+                if !cond.wait(until: min(until, Date(timeIntervalSinceNow: 0.05))) && Date() >= until { return false }
+            }
+        }
+        var events: [EngineEvent] { cond.withLock { seen + session.takeEvents() } }
+    }
+
+    func session(_ transports: [MemoryTransport], settings: ClientSettings = ClientSettings(),
+                 reconnect: ReconnectPolicy = ReconnectPolicy(), liveness: LivenessPolicy = LivenessPolicy()) -> Session {
+        let queue = TransportQueue(transports)
+        return Session(spec: "memory", settings: settings, reconnect: reconnect, liveness: liveness) { _ in
+            guard let t = queue.next() else { throw TransportError("no more test transports") }
+            return t
+        }
+    }
+
+    func testHandshakeAndFirstUpdateReachTheFramebuffer() throws {
+        let t = MemoryTransport()
+        let s = session([t])
+        let w = Watcher(s)
+        s.start()
+        defer { s.stop(); s.waitUntilStopped(timeout: 2) }
+        XCTAssertTrue(FakeServer.handshakeNone(t, width: 64, height: 32))
+        XCTAssertTrue(w.wait { _, st in st == .ready }, "ready")
+        // SetPixelFormat (20), SetEncodings (4 + 4n), the first full request (10)
+        XCTAssertEqual(t.serverReceive(20)?.first, 0)
+        t.serverSend(FakeServer.rreFill(width: 64, height: 32, pixel: 0x123456))
+        XCTAssertTrue(w.wait { ev, _ in ev.contains(.updateEnded(rects: 1)) })
+        let px = s.withFramebuffer { fb in fb.map { $0.pixels[31 * 64 + 63] } }
+        XCTAssertEqual(px, 0x123456)
+        XCTAssertEqual(s.desktopName, "fake")
+    }
+
+    /// VncAuth with no answer: the question goes to the front end, the handshake timer stops
+    /// while it waits, and a late answer completes the login.
+    func testPromptAnsweredLateDoesNotTimeOut() throws {
+        let t = MemoryTransport()
+        var live = LivenessPolicy()
+        live.handshakeTimeout = 0.5
+        let s = session([t], liveness: live)
+        let w = Watcher(s)
+        s.start()
+        defer { s.stop(); s.waitUntilStopped(timeout: 2) }
+        t.serverSend(Array("RFB 003.008\n".utf8))
+        XCTAssertNotNil(t.serverReceive(12))
+        t.serverSend([1, 2])                                   // VncAuth only
+        XCTAssertEqual(t.serverReceive(1), [2])
+        let challenge = [UInt8](repeating: 7, count: 16)
+        t.serverSend(challenge)
+        XCTAssertTrue(w.wait { ev, _ in ev.contains { if case .credentialsRequired = $0 { return true }; return false } })
+        Thread.sleep(forTimeInterval: 1.0)                     // twice the handshake timeout
+        XCTAssertEqual(s.state, .authenticating, "waiting for the user does not count against the handshake")
+        s.provideCredentials(Credentials(password: Array("secret".utf8)))
+        XCTAssertEqual(t.serverReceive(16), VNCAuth.response(challenge: challenge, password: Array("secret".utf8)))
+        t.serverSend(FakeServer.be32(0))
+        XCTAssertNotNil(t.serverReceive(1))
+        t.serverSend(FakeServer.serverInit(width: 8, height: 8))
+        XCTAssertTrue(w.wait { _, st in st == .ready })
+    }
+
+    /// Cancelling the prompt ends the session with the reason, not retried.
+    func testCancelledPromptFailsWithoutRetry() throws {
+        let t = MemoryTransport()
+        let s = session([t, MemoryTransport()], reconnect: ReconnectPolicy(mode: .always))
+        let w = Watcher(s)
+        s.start()
+        defer { s.stop(); s.waitUntilStopped(timeout: 2) }
+        t.serverSend(Array("RFB 003.008\n".utf8) + [1, 2] + [UInt8](repeating: 1, count: 16))
+        XCTAssertTrue(w.wait { ev, _ in ev.contains { if case .credentialsRequired = $0 { return true }; return false } })
+        s.cancelLogin()
+        XCTAssertTrue(w.wait { _, st in st == .failed("authentication cancelled") }, "\(s.state)")
+    }
+
+    /// The connection drops after the login: the session reconnects on its own, and a key held
+    /// when it dropped is released on the new connection.
+    func testReconnectReleasesHeldKeys() throws {
+        let first = MemoryTransport(), second = MemoryTransport()
+        var policy = ReconnectPolicy(mode: .always)
+        policy.initialDelay = 0.05
+        let s = session([first, second], reconnect: policy)
+        let w = Watcher(s)
+        s.start()
+        defer { s.stop(); s.waitUntilStopped(timeout: 2) }
+        XCTAssertTrue(FakeServer.handshakeNone(first, width: 16, height: 16))
+        XCTAssertTrue(w.wait { _, st in st == .ready })
+        s.sendKey(0x61, down: true)
+        let pressed = ClientMessage.keyEvent(keysym: 0x61, down: true)
+        let deadline = Date(timeIntervalSinceNow: 5)
+        var got: [UInt8] = []
+        while !got.ends(with: pressed) && Date() < deadline { got += first.serverReceiveAll(); Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertTrue(got.ends(with: pressed), "key down sent")
+        first.serverClose()
+        XCTAssertTrue(w.wait { _, st in if case .waiting = st { return true }; return st == .authenticating || st == .connecting })
+        XCTAssertTrue(FakeServer.handshakeNone(second, width: 16, height: 16))
+        XCTAssertTrue(w.wait { _, st in st == .ready })
+        let released = ClientMessage.keyEvent(keysym: 0x61, down: false)
+        var after: [UInt8] = []
+        while !after.ends(with: released) && Date() < deadline { after += second.serverReceiveAll(); Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertTrue(after.ends(with: released), "the held key is released on the new connection")
+    }
+
+    /// A flood of 64-Mpixel fills: the framebuffer can be read within a rect's time, and
+    /// stop() returns at once and the session thread ends soon after.
+    func testStopDuringAFloodOfHugeFills() throws {
+        let t = MemoryTransport()
+        let s = session([t])
+        let w = Watcher(s)
+        s.start()
+        let (fw, fh) = (8192, 8192)
+        XCTAssertTrue(FakeServer.handshakeNone(t, width: fw, height: fh))
+        XCTAssertTrue(w.wait { _, st in st == .ready })
+        var flood: [UInt8] = []
+        for i in 0..<400 { flood += FakeServer.rreFill(width: fw, height: fh, pixel: UInt32(i) * 0x010101) }
+        t.serverSend(flood)
+        XCTAssertTrue(w.wait { ev, _ in ev.contains { if case .updateEnded = $0 { return true }; return false } })
+        // reading while fills go on waits for one rect at most
+        var worst = 0.0
+        for _ in 0..<10 {
+            let t0 = monotonicSeconds()
+            _ = s.withFramebuffer { $0?.pixels[0] }
+            worst = max(worst, monotonicSeconds() - t0)
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        XCTAssertLessThan(worst, 0.5, "framebuffer read waited \(worst) s")
+        let done = w.events.filter { if case .updateEnded = $0 { return true }; return false }.count
+        XCTAssertLessThan(done, 400, "the flood was still being decoded")
+        let t0 = monotonicSeconds()
+        s.stop()
+        XCTAssertLessThan(monotonicSeconds() - t0, 0.05, "stop() returns at once")
+        XCTAssertTrue(s.waitUntilStopped(timeout: 1), "the session thread ends within a second")
+    }
+}
+
+/// Hands out prepared transports in order.
+final class TransportQueue: @unchecked Sendable {
+    private let lock = NSLock()
+    private var left: [MemoryTransport]
+    init(_ t: [MemoryTransport]) { left = t }
+    func next() -> MemoryTransport? { lock.withLock { left.isEmpty ? nil : left.removeFirst() } }
+}
+
+extension Array where Element == UInt8 {
+    func ends(with suffix: [UInt8]) -> Bool { count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix }
+}
