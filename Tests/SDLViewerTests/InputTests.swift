@@ -265,7 +265,7 @@ final class InputTests: XCTestCase {
 
     func testAfterTheSessionEndedAKeyCloses() {
         let r = router()
-        r.sessionEnded = true
+        r.ui.end(message: "Connection lost", offerReconnect: false)
         Synth.motion(320, 240)
         Synth.key(SDL_SCANCODE_LSHIFT, down: true)
         XCTAssertEqual(Synth.drain(r), [])

@@ -1,4 +1,3 @@
-import Interaction
 
 /// What a menu entry does when chosen.
 public enum MenuAction: Equatable, Sendable {
@@ -14,11 +13,9 @@ public enum MenuAction: Equatable, Sendable {
 }
 
 /// The F8 menu (like vncviewer's): a list of entries, one selected, laid out in window points
-/// by the overlay so that mouse hits use the same geometry that is drawn. Main thread only.
-///
-/// Only entries that work now are listed; the monitor picker is added by its own issue.
-public struct ViewerMenu: Equatable {
-    public struct Item: Equatable {
+/// by the overlay so that mouse hits use the same geometry that is drawn.
+public struct ViewerMenu: Equatable, Sendable {
+    public struct Item: Equatable, Sendable {
         public var title: String
         public var action: MenuAction
         /// Shown with a check mark (full screen on, the current scaling).

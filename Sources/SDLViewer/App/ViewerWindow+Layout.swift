@@ -1,0 +1,67 @@
+import CSDL2
+import Interaction
+
+/// Sizes and geometry: the viewport from the framebuffer, window and renderer; the chosen
+/// remote screen; where the menu and the picker are drawn (for mouse and finger hits).
+extension ViewerWindow {
+    /// Viewport sizes from the framebuffer, the window (points) and the renderer (pixels).
+    func syncSizes() {
+        refreshSurface()
+        guard let router, let window, let renderer else { return }
+        let before = router.viewport
+        defer { if router.viewport != before { fullPresent = true } }
+        let (fw, fh) = withFramebuffer { ($0?.width ?? 0, $0?.height ?? 0) }
+        var ww: Int32 = 0, wh: Int32 = 0, ow: Int32 = 0, oh: Int32 = 0
+        SDL_GetWindowSize(window, &ww, &wh)
+        SDL_GetRendererOutputSize(renderer, &ow, &oh)
+        router.windowSize = (Double(ww), Double(wh))
+        // the on-screen keyboard takes the bottom of the window; the desktop fits above it
+        var kbH = 0
+        if router.keyboard != nil, wh > 0 {
+            kbH = Int(OnScreenKeyboard.preferredHeight(windowWidth: Double(ww), windowHeight: Double(wh)).rounded())
+            router.setKeyboardLayout(ViewRect(x: 0, y: Double(Int(wh) - kbH), w: Double(ww), h: Double(kbH)))
+        }
+        let kbOut = wh > 0 ? Int((Double(kbH) * Double(oh) / Double(wh)).rounded()) : 0
+        router.viewport.resize(framebuffer: fw, fh, window: Int(ww), Int(wh) - kbH, output: Int(ow), Int(oh) - kbOut)
+        router.clampSoftCursor()
+        layoutMenu()
+        layoutPicker()
+    }
+
+    /// Frames the view on the chosen remote screen (nil region: everything) at the initial
+    /// scaling; the soft cursor stays on it.
+    func applyMonitor() {
+        guard let router, let monitors else { return }
+        router.monitorChoice = monitors.choice
+        let region = monitors.region
+        if router.viewport.region != region {
+            router.viewport.region = region
+            router.viewport.mode = initialScaling
+            router.clampSoftCursor()
+        }
+        fullPresent = true
+    }
+
+    /// The picker's geometry in window points: the middle of the desktop area.
+    func layoutPicker() {
+        guard let router, let p = router.picker else { return }
+        let vp = router.viewport
+        let ww = Double(vp.windowWidth), wh = Double(vp.windowHeight)
+        // room above and below the box for the title and the hint the overlay adds
+        let box = ViewRect(x: ww * 0.08, y: wh * 0.14, w: ww * 0.84, h: wh * 0.72)
+        router.pickerGeometry = p.geometry(in: box)
+    }
+
+    /// The menu's geometry in window points, for mouse hits.
+    func layoutMenu() {
+        guard let router, let overlay, let m = router.menu else { return }
+        let vp = router.viewport
+        let l = overlay.layoutMenu(m, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
+        func pts(_ r: SDL_Rect) -> ViewRect {
+            let a = vp.toWindow(output: ViewPoint(x: Double(r.x), y: Double(r.y)))
+            let b = vp.toWindow(output: ViewPoint(x: Double(r.x + r.w), y: Double(r.y + r.h)))
+            return ViewRect(x: a.x, y: a.y, w: b.x - a.x, h: b.y - a.y)
+        }
+        router.setMenuLayout(frame: pts(l.frame), rows: l.rows.map(pts))
+    }
+}

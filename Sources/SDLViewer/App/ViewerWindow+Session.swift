@@ -1,0 +1,136 @@
+import CSDL2
+import Foundation
+import Interaction
+import RFB
+import VNCSession
+
+/// Everything the window asks of or learns from the session, in one file: starting and stopping
+/// it, its state, its events, and the framebuffer (read under the session's lock). The prompt
+/// (`prompter`) is in ViewerWindow+Prompt.swift.
+extension ViewerWindow {
+    /// Starts the session thread; its wake-ups (and the prompter's) become SDL events.
+    func startSession(_ wake: WakeSignal) {
+        session.wake = { wake.signal() }
+        prompter?.attach { wake.signal() }
+        session.start()
+    }
+
+    func stopSession() { session.stop() }
+    func retrySessionNow() { session.retryNow() }
+    func restartSession() { session.restart() }
+    func log(_ line: String) { session.log(line) }
+
+    /// The session's state (the loop, the status panel and the end handling read it here).
+    var sessionState: Session.State { session.state }
+
+    /// The one place the framebuffer is read: under the session's lock, which the session
+    /// thread holds while it decodes into it.
+    func withFramebuffer<T>(_ body: (Framebuffer?) -> T) -> T {
+        session.lock.withLock { body(session.framebuffer) }
+    }
+
+    /// Session events and state (the wake-up said something changed).
+    func sessionChanged() {
+        for ev in session.takeEvents() {
+            switch ev {
+            case .ready(let name, _, _), .desktopName(let name):
+                SDL_SetWindowTitle(window, "\(name) — Farcast")
+            case .cursor(let c):
+                setRemoteCursor(c)
+            case .screenLayout(let l, _):
+                let first = monitors?.layout == nil
+                showNotice(monitors?.layoutChanged(l))
+                router?.screenLayout = l
+                if router?.picker != nil { router?.closePicker(); applyCursor() }
+                syncSizes()
+                applyMonitor()
+                // the desktop is made to fit the window as soon as the server says it can be
+                if first && remoteResize { resize.due = ViewerWindow.now() }
+            case .updateEnded:
+                showNotice(monitors?.noLayoutNotice())
+            case .desktopSizeRequestResult(let status, let message):
+                resize.answerPending = false
+                if !status.isSuccess {
+                    log("remote resize: \(message)")
+                    showNotice("Remote resize refused: \(message)")
+                }
+            case .cutText(let t):
+                clipboard?.serverText(t)
+            case .cutTextSkipped(let n):
+                log("clipboard: the server's text of \(n) bytes is over the clipboard limit; not taken")
+                showNotice(ViewerWindow.clipboardNotice(ev))
+            case .cutTextNotSent(let n, let limit):
+                log("clipboard: local text of \(n) bytes is over the \(limit)-byte limit; not sent")
+                showNotice(ViewerWindow.clipboardNotice(ev))
+            default: break
+            }
+        }
+        let st = sessionState
+        if case .waiting = st { router?.ui.reconnecting = true } else { router?.ui.reconnecting = false }
+        switch st {
+        case .ready:
+            // a touch script (FARCAST_TOUCH_REPLAY) plays once the desktop is there
+            if !everReady, let path = ProcessInfo.processInfo.environment["FARCAST_TOUCH_REPLAY"] {
+                TouchReplay.start(path: path, log: session.log)
+            }
+            everReady = true
+        case .failed where prompter?.cancelledAuthentication == true:
+            if router?.ui.ended == nil {
+                endReason = "authentication cancelled"
+                if onDisconnect == .quit { quit = true; break }
+                ended("Authentication cancelled")
+            }
+        case .failed(let why) where onDisconnect == .quit:
+            endReason = everReady ? "connection lost: \(why)" : why
+            quit = true
+        case .failed(let why):
+            // the session's reason already names the server ("cannot connect to HOST: ...")
+            if router?.ui.ended == nil { ended(ViewerUI.headline(why, everReady: everReady)) }
+        case .closed:
+            quit = true
+        default:
+            // connecting, authenticating, waiting (reconnecting per --reconnect): the status
+            // panel says so
+            break
+        }
+        syncSizes()
+    }
+
+    /// The connection is over: the message stays up (the menu closes) until dismissed.
+    func ended(_ message: String) {
+        router?.ui.end(message: message, offerReconnect: onDisconnect == .prompt)
+        applyCursor()
+    }
+
+    /// The status panel's message and hint, if one is up.
+    func statusMessage() -> (String, String?)? {
+        if let e = router?.ui.ended {
+            return (e.message, ViewerUI.endedHint(offerReconnect: e.offerReconnect))
+        }
+        switch sessionState {
+        case .waiting(let why, let at, let n):
+            let secs = max(0, Int((at - monotonicSeconds()).rounded(.up)))
+            return (ViewerUI.headline(why, everReady: everReady), ViewerUI.reconnectHint(seconds: secs, attempt: n))
+        case .connecting: return ("Connecting to \(session.spec)…", nil)
+        case .authenticating: return ("Authenticating…", nil)
+        default: return nil
+        }
+    }
+
+    /// SetDesktopSize for the window's desktop area (output pixels), one screen per spanned
+    /// local display with `--display all`. Skipped when nothing would change.
+    func requestRemoteResize() {
+        guard remoteResize, let router, session.supportsSetDesktopSize else { return }
+        let vp = router.viewport
+        guard let req = resize.request(output: (vp.outputWidth, vp.outputHeight),
+                                       pixelsPerPoint: (vp.pixelsPerPointX, vp.pixelsPerPointY),
+                                       current: session.screenLayout) else { return }
+        do {
+            try session.requestDesktopSize(width: req.width, height: req.height, screens: req.screens)
+            resize.answerPending = true
+            log("remote resize: asked for \(req.width)x\(req.height)\(req.screens.map { " with \($0.count) screens" } ?? "")")
+        } catch {
+            log("remote resize: \(error)")
+        }
+    }
+}

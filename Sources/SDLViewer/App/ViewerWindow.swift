@@ -1,0 +1,358 @@
+import CSDL2
+import Foundation
+import Interaction
+import RFB
+import VNCSession
+
+/// The SDL front end (main thread only): a window showing the session's framebuffer through a
+/// streaming texture updated from damage, placed by the viewport (fit, 1:1 or a zoom), with the
+/// status panel, the F8 menu and the remote cursor; input goes to the session via the router,
+/// which owns the UI state (`router.ui`).
+///
+/// The loop sleeps in SDL_WaitEvent until input or a session wake-up arrives (an idle viewer
+/// uses no CPU), and presents at most once per display refresh. What the window does with the
+/// session is in ViewerWindow+Session.swift, the prompt in ViewerWindow+Prompt.swift, drawing in
+/// Render/ViewerWindow+Present.swift.
+public final class ViewerWindow {
+    let session: Session
+    let viewOnly: Bool
+    var fullscreen: Bool
+    let initialScaling: ScalingMode
+    /// The key translator (the xkbcommon one plugs in here); set before `run()`.
+    public var keyTranslator: KeyTranslating = KeyMapTranslator()
+    /// Credential and trust questions from the session thread, answered in the window; set
+    /// before `run()` (without it the settings' own providers decide).
+    public var prompter: WindowPrompter?
+    /// The prompt's editor while one is up: all input goes to it, none to the server.
+    var prompt: CredentialPrompt? {
+        didSet { router?.ui.setPrompt(shown: prompt != nil) }
+    }
+    /// Which way clipboard text flows; set before `run()`. View-only sends nothing.
+    public var clipboardDirection: ClipboardDirection = .both
+    /// The PRIMARY selection too (`--clipboard-primary`); set before `run()`.
+    public var clipboardPrimary = false
+    var clipboard: ClipboardBridge?
+    /// How fingers drive the pointer at start (`--touch`, `--trackpad`); set before `run()`.
+    public var touchMode: TouchInputMode = .touch
+    /// Show the on-screen keyboard from the start (`--on-screen-keyboard`); set before `run()`.
+    public var showKeyboardAtStart = false
+    /// `--monitor N`: the remote screen to start on (1-based, screen 1 top-left); set before `run()`.
+    public var monitorNumber: Int?
+    /// Where the last screen choice per host is kept (nil: not remembered); set before `run()`.
+    public var monitorMemory: MonitorMemory?
+    var monitors: MonitorController?
+    /// `--remote-resize`: the server's desktop follows the window (debounced); set before `run()`.
+    public var remoteResize = false
+    var resize = RemoteResize()
+    /// Which local display(s) to fill (`--display`); set before `run()`.
+    public enum LocalDisplay: Equatable, Sendable { case number(Int), all }
+    public var localDisplay: LocalDisplay?
+    /// A transient notice (a clipboard text refused for size) and when it goes away; while one
+    /// is up the loop waits with a timeout, otherwise it sleeps.
+    var notice: (text: String, until: Double)?
+    static let noticeSeconds = 4.0
+
+    var window: OpaquePointer?
+    var renderer: OpaquePointer?
+    var frame: FrameRenderer?
+    var overlay: Overlay?
+    var router: InputRouter?
+    var wake: WakeSignal?
+    let cursors = Cursors()
+    /// Trackpad mode's cursor sprite (the server's shape or an arrow); made per renderer.
+    var softCursor: SoftCursorSprite?
+    /// Whether the soft cursor was in use when the system cursor was last chosen.
+    var softCursorShown = false
+    /// Seconds between presents when the renderer has no vsync (0 with vsync: present waits).
+    var frameInterval = 0.0
+    /// Software path: draw into the window surface and present only the rectangles that
+    /// changed (SDL's software renderer would push the whole window on every present).
+    var surfaceMode = false
+    var surface: UnsafeMutablePointer<SDL_Surface>?
+    /// The next present redraws and pushes everything (window exposed, resized, menu, pan...).
+    var fullPresent = true
+    /// An overlay was on screen in the last present: the next one must redraw to remove it.
+    var overlayShown = false
+    var everReady = false
+    var quit = false
+    /// What a dropped connection leads to once automatic retries (if any) are over.
+    public enum OnDisconnect: String, Sendable { case reconnect, quit, prompt }
+    public var onDisconnect: OnDisconnect = .prompt
+    /// Set when the window closed because the connection ended and --on-disconnect is quit.
+    public internal(set) var endReason: String?
+
+    public init(session: Session, fullscreen: Bool = false, viewOnly: Bool = false, scaling: ScalingMode = .fit) {
+        self.session = session
+        self.fullscreen = fullscreen
+        self.viewOnly = viewOnly
+        self.initialScaling = scaling
+    }
+
+    struct SDLError: Error, CustomStringConvertible { let description: String }
+
+    static func sdlError(_ what: String) -> SDLError {
+        SDLError(description: "\(what): \(String(cString: SDL_GetError()))")
+    }
+
+    static func now() -> Double { Double(SDL_GetPerformanceCounter()) / Double(SDL_GetPerformanceFrequency()) }
+
+    /// Runs until the window is closed or the user disconnects; returns the final session state.
+    /// After a failure the window stays up with the message until dismissed.
+    public func run() throws -> Session.State {
+        SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0")
+        // a full-screen viewer must stay up when Alt+Tab goes to the remote side
+        SDL_SetHint(SDL_HINT_VIDEO_MINIMIZE_ON_FOCUS_LOSS, "0")
+        guard SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) == 0 else { throw ViewerWindow.sdlError("SDL_Init") }
+        defer { SDL_Quit() }
+        try createWindow()
+        defer { teardown() }
+        let router = InputRouter(sink: session, viewport: Viewport(mode: initialScaling), viewOnly: viewOnly,
+                                 keyTranslator: keyTranslator, touchMode: touchMode)
+        router.fullscreen = fullscreen
+        self.router = router
+        let dir: ClipboardDirection = viewOnly ? (clipboardDirection.receives ? .receive : .off) : clipboardDirection
+        clipboard = ClipboardBridge(session: session, direction: dir, primary: clipboardPrimary)
+        if fullscreen { SDL_SetWindowKeyboardGrab(window, SDL_TRUE) }
+        cursors.start()
+
+        // raw X11 key events carry the physical keycode for the xkbcommon translation
+        SDL_EventState(SDL_SYSWMEVENT.rawValue, SDL_ENABLE)
+        let wake = WakeSignal(eventType: SDL_RegisterEvents(1))
+        self.wake = wake
+        startSession(wake)
+        defer { stopSession() }
+        // first: a session thread waiting on a prompt is released before the session stops
+        defer { closePrompt(); prompter?.detach() }
+        if showKeyboardAtStart { _ = router.setKeyboard(shown: true) }
+        monitors = MonitorController(requestedNumber: monitorNumber, memory: monitorMemory, host: session.spec)
+        syncSizes()
+        applyCursor()
+        loop(router)
+        return sessionState
+    }
+
+    /// The window at its place and size (`--display`, full screen) and its renderer.
+    func createWindow() throws {
+        var flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_ALLOW_HIGHDPI.rawValue
+        var (x, y, w, h) = (Int32(SDL_WINDOWPOS_UNDEFINED_MASK), Int32(SDL_WINDOWPOS_UNDEFINED_MASK), Int32(1024), Int32(768))
+        switch localDisplay {
+        case .number(let n):
+            let count = Int(SDL_GetNumVideoDisplays())
+            guard (1...max(1, count)).contains(n) else {
+                throw SDLError(description: "there \(count == 1 ? "is 1 local display" : "are \(count) local displays"); --display \(n) is not one of them")
+            }
+            // full screen on that display: the window is made at its bounds first, so it covers
+            // the display even where nothing honours the full-screen request (no window manager)
+            var b = SDL_Rect()
+            if SDL_GetDisplayBounds(Int32(n - 1), &b) == 0 {
+                (x, y, w, h) = (b.x, b.y, b.w, b.h)
+            } else {
+                x = Int32(Int(SDL_WINDOWPOS_CENTERED_MASK) | (n - 1)); y = x
+            }
+            fullscreen = true
+        case .all:
+            // SDL has no full screen across displays: a borderless window over their union
+            resize.spannedDisplays = RemoteResize.displayBounds()
+            let u = RemoteResize.union(resize.spannedDisplays)
+            (x, y, w, h) = (u.x, u.y, u.w, u.h)
+            flags |= SDL_WINDOW_BORDERLESS.rawValue
+            fullscreen = false
+        case nil:
+            break
+        }
+        if fullscreen { flags |= SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue }
+        window = SDL_CreateWindow("Farcast — connecting to \(session.spec)", x, y, w, h, flags)
+        guard let window else { throw ViewerWindow.sdlError("SDL_CreateWindow") }
+        // SDL_RENDER_DRIVER=software (SDL's own variable) asks for the software path
+        let software = ProcessInfo.processInfo.environment["SDL_RENDER_DRIVER"] == "software"
+        if !software, let r = SDL_CreateRenderer(window, -1, SDL_RENDERER_ACCELERATED.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue) {
+            renderer = r
+            frame = FrameRenderer(renderer: r)
+            overlay = Overlay(renderer: r)
+        } else {
+            surfaceMode = true
+            guard refreshSurface() else { throw ViewerWindow.sdlError("SDL_CreateSoftwareRenderer") }
+        }
+        guard let r = renderer else { throw ViewerWindow.sdlError("SDL_CreateRenderer") }
+        frameInterval = ViewerWindow.presentInterval(r, window)
+    }
+
+    /// Waits for events (with a timeout only while something is timed: momentum, a debounced
+    /// resize, a pending present, the countdown, a notice), handles them, presents.
+    func loop(_ router: InputRouter) {
+        var needsPresent = true
+        var nextPresent = 0.0
+        var e = SDL_Event()
+        while !quit {
+            let got: Bool
+            if router.needsPolling {
+                // momentum or a trackpad click waiting: wake each frame; idle otherwise
+                let wait = max(0.001, min(1.0 / 60, needsPresent ? nextPresent - ViewerWindow.now() : 1.0 / 60))
+                got = SDL_WaitEventTimeout(&e, Int32((wait * 1000).rounded(.up))) != 0
+            } else if let due = resize.due, !needsPresent {
+                got = SDL_WaitEventTimeout(&e, Int32(max(1, ((due - ViewerWindow.now()) * 1000).rounded(.up)))) != 0
+            } else if needsPresent {
+                let wait = nextPresent - ViewerWindow.now()
+                got = wait > 0 ? SDL_WaitEventTimeout(&e, Int32((wait * 1000).rounded(.up))) != 0 : SDL_PollEvent(&e) != 0
+            } else if case .waiting = sessionState {
+                // the countdown needs redrawing; only in this state, so an idle viewer still sleeps
+                got = SDL_WaitEventTimeout(&e, 250) != 0
+                needsPresent = true
+            } else if let n = notice {
+                got = SDL_WaitEventTimeout(&e, Int32(max(1, ((n.until - ViewerWindow.now()) * 1000).rounded(.up)))) != 0
+            } else {
+                got = SDL_WaitEvent(&e) != 0
+            }
+            if got {
+                repeat {
+                    if handle(e) { needsPresent = true }
+                } while !quit && SDL_PollEvent(&e) != 0
+            }
+            if quit { break }
+            if let due = resize.due, ViewerWindow.now() >= due {
+                resize.due = nil
+                requestRemoteResize()
+            }
+            if router.needsPolling {
+                // the gesture clock is SDL's event timestamps (milliseconds since SDL_Init)
+                if handleActions(router.poll(now: Double(SDL_GetTicks()) / 1000)) { needsPresent = true }
+            }
+            if let n = notice, ViewerWindow.now() >= n.until {
+                notice = nil
+                needsPresent = true
+                fullPresent = true
+            }
+            if needsPresent && ViewerWindow.now() >= nextPresent {
+                present()
+                needsPresent = false
+                nextPresent = ViewerWindow.now() + frameInterval
+            }
+        }
+    }
+
+    func teardown() {
+        softCursor = nil
+        frame = nil
+        overlay = nil
+        cursors.free()
+        if let r = renderer { SDL_DestroyRenderer(r) }
+        if let w = window { SDL_DestroyWindow(w) }
+        renderer = nil; window = nil
+    }
+
+    /// Returns true when the window needs presenting.
+    func handle(_ e: SDL_Event) -> Bool {
+        guard let router else { return false }
+        switch e.type {
+        case SDL_QUIT.rawValue:
+            quit = true
+            return false
+        case wake?.eventType:
+            wake?.acknowledge()
+            showPendingPrompt()
+            sessionChanged()
+            return true
+        case SDL_CLIPBOARDUPDATE.rawValue:
+            clipboard?.localClipboardChanged()
+            // a refusal is an event of this call, on this thread: no wake-up announces it
+            let had = notice != nil
+            sessionChanged()
+            return notice != nil || had
+        case _ where prompt != nil && e.type != SDL_WINDOWEVENT.rawValue:
+            return handlePromptInput(e)
+        case SDL_WINDOWEVENT.rawValue:
+            // a selection another program set while we did not own it
+            if e.window.event == UInt8(SDL_WINDOWEVENT_FOCUS_GAINED.rawValue) { clipboard?.localClipboardChanged(); sessionChanged() }
+            if remoteResize && e.window.event == UInt8(SDL_WINDOWEVENT_SIZE_CHANGED.rawValue) {
+                // while the window is dragged, one request once it has been still for a moment
+                resize.due = ViewerWindow.now() + RemoteResize.debounce
+            }
+            _ = router.handle(e)
+            syncSizes()
+            fullPresent = true
+            return true
+        default:
+            return handleActions(router.handle(e))
+        }
+    }
+
+    /// Carries out what the router asked for; true when the window needs presenting.
+    func handleActions(_ actions: [RouterAction]) -> Bool {
+        guard let router else { return false }
+        var redraw = false
+        defer { if redraw { fullPresent = true } }
+        for a in actions {
+            switch a {
+            case .redraw: redraw = true
+            case .toggleFullscreen: toggleFullscreen()
+            case .setScaling(let s):
+                router.viewport.mode = s
+                applyCursor()
+            case .menuChanged:
+                layoutMenu()
+                applyCursor()
+            case .disconnect:
+                stopSession()
+                quit = true
+            case .quit:
+                quit = true
+            case .retryNow:
+                retrySessionNow()
+            case .reconnect:
+                router.ui.clearEnded()
+                endReason = nil
+                applyCursor()
+                restartSession()
+            case .keyboardChanged:
+                syncSizes()
+                if remoteResize { resize.due = ViewerWindow.now() + RemoteResize.debounce }
+                redraw = true
+            case .pickerChanged:
+                layoutPicker()
+                applyCursor()
+                redraw = true
+            case .chooseMonitor(let c):
+                monitors?.choose(c)
+                applyMonitor()
+                redraw = true
+            case .cycleMonitor(let forward):
+                if let m = monitors, let c = m.cycle(forward: forward) {
+                    m.choose(c)
+                    applyMonitor()
+                    showNotice(m.label(c))
+                    redraw = true
+                }
+            }
+        }
+        if router.softCursorVisible != softCursorShown { applyCursor() }
+        return redraw
+    }
+
+    func toggleFullscreen() {
+        fullscreen.toggle()
+        router?.fullscreen = fullscreen
+        SDL_SetWindowFullscreen(window, fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue : 0)
+        // grab the keyboard in full screen so Alt+Tab and friends reach the remote side
+        SDL_SetWindowKeyboardGrab(window, fullscreen ? SDL_TRUE : SDL_FALSE)
+        syncSizes()
+    }
+
+    /// The server's cursor over the desktop; the local arrow over the menu, picker and prompt,
+    /// while connecting and after the end; none while the soft cursor is the pointer.
+    func applyCursor() {
+        softCursorShown = router?.softCursorVisible == true
+        let local = router?.ui.coversDesktop == true || !cursors.haveRemote
+        if softCursorShown && !local && router?.touchMode == .trackpad {
+            // a system cursor left where the mouse was would be a second pointer
+            cursors.show(.hidden)
+        } else {
+            cursors.show(local ? .local : .remote)
+        }
+    }
+
+    func setRemoteCursor(_ c: CursorImage) {
+        cursors.setRemote(c)
+        softCursor?.setImage(c)
+        applyCursor()
+    }
+}

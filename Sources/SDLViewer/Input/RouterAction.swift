@@ -1,0 +1,27 @@
+import Interaction
+
+/// What the window has to do after an event (the router itself only talks to the sink).
+public enum RouterAction: Equatable, Sendable {
+    /// Something drawn changed (menu, pan): present again.
+    case redraw
+    case toggleFullscreen
+    case setScaling(ScalingMode)
+    /// The menu opened or closed (the window shows the local arrow cursor over it).
+    case menuChanged
+    /// Disconnect chosen in the menu.
+    case disconnect
+    /// Close the window (after a disconnect the user dismissed the message).
+    case quit
+    /// While waiting to reconnect: try now instead of at the end of the countdown.
+    case retryNow
+    /// After the connection ended (--on-disconnect prompt): connect again.
+    case reconnect
+    /// The on-screen keyboard appeared or went away: the desktop area changes.
+    case keyboardChanged
+    /// The screen picker opened, closed or changed its highlight.
+    case pickerChanged
+    /// Show this remote screen (or all of them).
+    case chooseMonitor(MonitorChoice)
+    /// The next or previous remote screen, without the picker.
+    case cycleMonitor(forward: Bool)
+}

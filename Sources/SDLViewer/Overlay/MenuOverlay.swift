@@ -1,0 +1,54 @@
+import CSDL2
+import Interaction
+
+/// The F8 menu (`ViewerMenu`), laid out and drawn in output pixels.
+extension Overlay {
+    static let menuTitle = "Farcast"
+    static let menuHint = "F8 again sends F8 · Esc closes"
+
+    /// Menu geometry in output pixels: panel and one rect per row (centred in the output).
+    func layoutMenu(_ menu: ViewerMenu, outputWidth ow: Int, outputHeight oh: Int, scale: Double)
+        -> (frame: SDL_Rect, rows: [SDL_Rect], titleY: Int, hintY: Int) {
+        let px = max(8, Int(Overlay.menuPoints * scale)), hpx = max(7, Int(Overlay.hintPoints * scale))
+        let pad = Int(10 * scale), rowH = text.lineHeight(px) + Int(10 * scale), sep = Int(9 * scale)
+        let check = Int(26 * scale)
+        var w = max(text.size(Overlay.menuTitle, px).w, text.size(Overlay.menuHint, hpx).w)
+        for it in menu.items { w = max(w, text.size(it.title, px).w + check) }
+        w += 2 * pad + Int(24 * scale)
+        let titleH = text.lineHeight(px) + Int(8 * scale)
+        let hintH = text.lineHeight(hpx) + Int(6 * scale)
+        var h = 2 * pad + titleH + hintH
+        for it in menu.items { h += rowH + (it.separatorAbove ? sep : 0) }
+        let x = max(0, (ow - w) / 2), y = max(0, (oh - h) / 2)
+        var rows: [SDL_Rect] = []
+        var ry = y + pad + titleH
+        for it in menu.items {
+            if it.separatorAbove { ry += sep }
+            rows.append(SDL_Rect(x: Int32(x + pad / 2), y: Int32(ry), w: Int32(w - pad), h: Int32(rowH)))
+            ry += rowH
+        }
+        return (SDL_Rect(x: Int32(x), y: Int32(y), w: Int32(w), h: Int32(h)), rows, y + pad, ry + Int(4 * scale))
+    }
+
+    func menu(_ menu: ViewerMenu, outputWidth ow: Int, outputHeight oh: Int, scale: Double) {
+        let px = max(8, Int(Overlay.menuPoints * scale)), hpx = max(7, Int(Overlay.hintPoints * scale))
+        let l = layoutMenu(menu, outputWidth: ow, outputHeight: oh, scale: scale)
+        panel(Int(l.frame.x), Int(l.frame.y), Int(l.frame.w), Int(l.frame.h), radius: Int(10 * scale), color: Overlay.panelColor)
+        let pad = Int(10 * scale), check = Int(26 * scale)
+        text.draw(Overlay.menuTitle, px, x: Int(l.frame.x) + pad + check / 2, y: l.titleY, color: Overlay.dimTextColor)
+        let lh = text.lineHeight(px)
+        for (i, it) in menu.items.enumerated() {
+            let r = l.rows[i]
+            if it.separatorAbove {
+                SDL_SetRenderDrawColor(renderer, 255, 255, 255, 40)
+                var rule = SDL_Rect(x: r.x + Int32(pad / 2), y: r.y - Int32(5 * scale), w: r.w - Int32(pad), h: Int32(max(1, Int(scale))))
+                SDL_RenderFillRect(renderer, &rule)
+            }
+            if i == menu.selected { panel(Int(r.x), Int(r.y), Int(r.w), Int(r.h), radius: Int(5 * scale), color: Overlay.selectColor) }
+            let ty = Int(r.y) + (Int(r.h) - lh) / 2
+            if it.checked { text.draw("✓", px, x: Int(r.x) + pad / 2 + Int(4 * scale), y: ty, color: Overlay.textColor) }
+            text.draw(it.title, px, x: Int(r.x) + pad / 2 + check, y: ty, color: Overlay.textColor)
+        }
+        text.draw(Overlay.menuHint, hpx, x: Int(l.frame.x) + pad + check / 2, y: l.hintY, color: Overlay.dimTextColor)
+    }
+}

@@ -1,0 +1,100 @@
+import CSDL2
+import Interaction
+
+/// Drawing a frame: the desktop (whole, or only the damaged rects on the software path), the
+/// soft cursor, then the overlays the UI state calls for.
+extension ViewerWindow {
+    /// Copies what changed in the session's framebuffer into the texture.
+    func uploadFrame(_ frame: FrameRenderer) {
+        withFramebuffer { fb in
+            if let fb { frame.upload(fb) }
+        }
+    }
+
+    func present() {
+        guard let window, let renderer, let frame, let overlay, let router else { return }
+        uploadFrame(frame)
+        let vp = router.viewport
+        let ui = router.ui
+        let status = statusMessage()
+        let softShown = router.softCursorVisible && router.touchMode == .trackpad && ui.ended == nil
+        let overlayNow = status != nil || ui.menu != nil || ui.ended != nil || prompt != nil || notice != nil
+            || router.keyboard != nil || softShown || ui.picker != nil
+        defer { fullPresent = false; overlayShown = overlayNow }
+        if surfaceMode && !fullPresent && !overlayNow && !overlayShown {
+            // only what changed: a small update costs a small copy to the window
+            let rects = frame.drawDamage(vp)
+            if !rects.isEmpty {
+                rects.withUnsafeBufferPointer { _ = SDL_UpdateWindowSurfaceRects(window, $0.baseAddress, Int32($0.count)) }
+            }
+            return
+        }
+        frame.draw(vp)
+        if softShown {
+            if softCursor == nil { softCursor = SoftCursorSprite(renderer: renderer); softCursor?.setImage(cursors.lastImage) }
+            let c = router.gestures.cursor
+            softCursor?.draw(at: c.outputPoint(in: vp), scale: vp.pixelsPerPointY)
+        }
+        if let k = router.keyboard {
+            var ow: Int32 = 0, oh: Int32 = 0
+            SDL_GetRendererOutputSize(renderer, &ow, &oh)
+            overlay.keyboard(k, vp, outputWidth: Int(ow), outputHeight: Int(oh))
+        }
+        if ui.dimsDesktop { overlay.dim(vp.outputWidth, vp.outputHeight) }
+        if let prompt {
+            overlay.dim(vp.outputWidth, vp.outputHeight)
+            let l = overlay.prompt(prompt, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
+            prompt.hitRects = l.fields.mapValues { r in
+                let a = vp.toWindow(output: ViewPoint(x: Double(r.x), y: Double(r.y)))
+                let b = vp.toWindow(output: ViewPoint(x: Double(r.x + r.w), y: Double(r.y + r.h)))
+                return ViewRect(x: a.x, y: a.y, w: b.x - a.x, h: b.y - a.y)
+            }
+        } else if let (msg, hint) = status {
+            overlay.status(msg, hint: hint, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
+        }
+        if let p = ui.picker, let g = ui.pickerGeometry {
+            overlay.dim(vp.outputWidth, vp.outputHeight)
+            overlay.picker(p, g, vp, thumbnails: frame)
+        }
+        if let m = ui.menu {
+            overlay.menu(m, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
+        }
+        if let n = notice, prompt == nil {
+            overlay.notice(n.text, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
+        }
+        if surfaceMode { SDL_UpdateWindowSurface(window) } else { SDL_RenderPresent(renderer) }
+    }
+
+    /// Software path: (re)creates the renderer on the window surface when SDL replaced it
+    /// (after a resize). Textures die with the renderer, so the frame and overlay are rebuilt
+    /// and the next upload is whole. Returns false when there is no surface to draw on.
+    @discardableResult
+    func refreshSurface() -> Bool {
+        guard surfaceMode, let window else { return false }
+        // a real X11 (shm) surface: SDL's GPU-texture emulation would re-upload the whole
+        // window for every changed rect
+        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
+        guard let s = SDL_GetWindowSurface(window) else { return false }
+        if s == surface, renderer != nil { return true }
+        softCursor = nil   // its texture belongs to the old renderer
+        frame = nil
+        overlay = nil
+        if let r = renderer { SDL_DestroyRenderer(r) }
+        surface = s
+        renderer = SDL_CreateSoftwareRenderer(s)
+        guard let r = renderer else { return false }
+        frame = FrameRenderer(renderer: r)
+        overlay = Overlay(renderer: r)
+        fullPresent = true
+        return true
+    }
+
+    /// 0 when presents wait for vsync; otherwise one refresh of the window's display (60 Hz if unknown).
+    static func presentInterval(_ r: OpaquePointer, _ w: OpaquePointer) -> Double {
+        var info = SDL_RendererInfo()
+        if SDL_GetRendererInfo(r, &info) == 0, info.flags & SDL_RENDERER_PRESENTVSYNC.rawValue != 0 { return 0 }
+        var mode = SDL_DisplayMode()
+        let hz = SDL_GetWindowDisplayMode(w, &mode) == 0 && mode.refresh_rate > 0 ? Double(mode.refresh_rate) : 60
+        return 1 / hz
+    }
+}
