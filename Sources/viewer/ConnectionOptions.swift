@@ -129,6 +129,7 @@ struct ConnectionOptions: ParsableArguments {
 
     /// Progress lines on stderr with -v.
     var log: @Sendable (String) -> Void {
-        verbose ? { say($0) } : { _ in }
+        if verbose { return { say($0) } }
+        return { _ in }
     }
 }

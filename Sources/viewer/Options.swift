@@ -76,7 +76,7 @@ enum PixelFormatChoice: String, CaseIterable, ExpressibleByArgument {
     var format: PixelFormat { PixelFormat(name: rawValue) ?? .native }
 }
 
-extension ClipboardDirection: @retroactive ExpressibleByArgument {}
-extension ViewerWindow.OnDisconnect: @retroactive ExpressibleByArgument, @retroactive CaseIterable {
+extension ClipboardDirection: ExpressibleByArgument {}
+extension ViewerWindow.OnDisconnect: ExpressibleByArgument, CaseIterable {
     public static var allCases: [ViewerWindow.OnDisconnect] { [.prompt, .quit, .reconnect] }
 }

@@ -151,7 +151,7 @@ final class ConnectionInteropTests: XCTestCase {
         try x.start()
         // backoff capped at 1 s ± 20 %: back well within 10 s
         waitState(s, timeout: 10, "reconnected") { $0 == .ready }
-        XCTAssertEqual(s.lock.withLock { s.framebuffer?.width }, 320)
+        XCTAssertEqual(s.withFramebuffer { $0?.width }, 320)
     }
 
     func testStoppedServerIsDetectedAsDeadAndKeysAreReleased() throws {

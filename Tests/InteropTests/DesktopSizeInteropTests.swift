@@ -138,7 +138,7 @@ final class DesktopSizeInteropTests: XCTestCase {
         }, "a reply; events \(events)")
         XCTAssertTrue(events.contains(.desktopSizeRequestResult(status: .ok, message: DesktopSizeStatus.ok.message)))
         XCTAssertEqual(s.screenLayout?.screens.map(\.rect), two.map(\.rect))
-        XCTAssertEqual(s.lock.withLock { s.framebuffer?.width }, 1280)
+        XCTAssertEqual(s.withFramebuffer { $0?.width }, 1280)
         XCTAssertTrue(poll(timeout: 5) { (try? server.monitors()) == two.map(\.rect) }, "monitors: \((try? server.monitors()) ?? [])")
     }
 

@@ -79,8 +79,9 @@ final class QEMUInteropTests: XCTestCase {
         // certificate and host name, so nobody is asked to trust anything
         let asked = ResultCounter()
         let o = try options("X509None", port: q.port, ca: q.caCert, trust: { _ in asked.add(); return .reject("asked") })
-        var lines: [String] = []
-        let r = try Snapshot.capture(HostSpec(host: Loopback.host, port: q.port), options: o) { lines.append($0) }
+        let log = LogLines()
+        let r = try Snapshot.capture(HostSpec(host: Loopback.host, port: q.port), options: o) { log.append($0) }
+        let lines = log.lines
         XCTAssertEqual(r.securityType, SecurityType.veNCrypt)
         XCTAssertEqual(asked.count, 0, "a certificate the CA signed is not offered for trust")
         XCTAssertGreaterThan(r.framebuffer.width, 0)
@@ -124,3 +125,4 @@ private final class IdentityBox: @unchecked Sendable {
     func set(_ v: ServerIdentity) { lock.withLock { id = v } }
     func get() -> ServerIdentity? { lock.withLock { id } }
 }
+

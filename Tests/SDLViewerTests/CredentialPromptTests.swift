@@ -6,12 +6,14 @@ import RFB
 import VNCSession
 import XCTest
 
-/// The window's credential and trust prompts: the session thread asks through `WindowPrompter`
-/// and blocks; synthetic SDL events answer it through the real `ViewerWindow.handle`.
+/// The window's credential and trust prompts: the session's questions are posted to the
+/// `WindowPrompter`; synthetic SDL events answer them through the real `ViewerWindow.handle`,
+/// and the answers are recorded where the window would hand them to the session.
 final class CredentialPromptTests: XCTestCase {
     var window: ViewerWindow!
     var sink: RecordingSink!
     var prompter: WindowPrompter!
+    let answers = AnswerLog()
 
     override func setUpWithError() throws {
         try SDLTest.require()
@@ -20,8 +22,8 @@ final class CredentialPromptTests: XCTestCase {
         let session = Session(spec: HostSpec(host: "localhost", port: 5999), settings: ClientSettings())
         window = ViewerWindow(session: session)
         window.router = InputRouter(sink: sink, viewport: Viewport(mode: .fit))
-        prompter = WindowPrompter()
-        prompter.attach {}
+        let log = answers
+        prompter = WindowPrompter { log.add($0) }
         window.prompter = prompter
     }
 
@@ -48,12 +50,29 @@ final class CredentialPromptTests: XCTestCase {
         while SDL_PollEvent(&e) != 0 { _ = window.handle(e) }
     }
 
-    /// Runs `ask` on another thread (as the session thread would); returns a getter for its result.
-    func ask<T: Sendable>(_ ask: @escaping @Sendable () -> T) -> (XCTestExpectation, () -> T?) {
+    /// Posts a credential question as the session's event would; returns an expectation met
+    /// when the window answers, and the answer (nil: cancelled).
+    func askCredentials(_ req: CredentialRequest, username: String?) -> (XCTestExpectation, () -> Credentials??) {
         let done = expectation(description: "answered")
-        let box = ResultBox<T>()
-        Thread { box.set(ask()); done.fulfill() }.start()
-        return (done, { box.get() })
+        let before = answers.count
+        answers.onAdd = { if self.answers.count > before { done.fulfill() } }
+        prompter.post(.credentials(req, username: username))
+        return (done, {
+            guard let a = self.answers.last, self.answers.count > before, case .credentials(let c) = a else { return nil }
+            return .some(c)
+        })
+    }
+
+    /// The same for a trust question; the answer is whether it was accepted.
+    func askTrust(_ id: ServerIdentity) -> (XCTestExpectation, () -> Bool?) {
+        let done = expectation(description: "answered")
+        let before = answers.count
+        answers.onAdd = { if self.answers.count > before { done.fulfill() } }
+        prompter.post(.trust(id))
+        return (done, {
+            guard let a = self.answers.last, self.answers.count > before, case .trust(let ok) = a else { return nil }
+            return ok
+        })
     }
 
     /// Waits until the request reached the window and the prompt is up.
@@ -69,7 +88,7 @@ final class CredentialPromptTests: XCTestCase {
     func testTypingUserAndMaskedPasswordGivesTheProviderTheCredentials() {
         let p = prompter!
         let req = CredentialRequest(method: "X509Plain", needsUsername: true, server: "pi.local:5900")
-        let (done, result) = ask { p.credentials(req, username: nil) }
+        let (done, result) = askCredentials(req, username: nil)
         waitForPrompt()
         XCTAssertEqual(window.prompt?.focus, .username)
         CredentialPromptTests.text("pi")
@@ -95,7 +114,7 @@ final class CredentialPromptTests: XCTestCase {
     func testPasswordOnlyPromptPrefillsNothingAndEnterSubmits() {
         let p = prompter!
         let req = CredentialRequest(method: "VncAuth", needsUsername: false, server: "127.0.0.1:5901")
-        let (done, result) = ask { p.credentials(req, username: nil) }
+        let (done, result) = askCredentials(req, username: nil)
         waitForPrompt()
         XCTAssertEqual(window.prompt?.fields, [.password])
         XCTAssertEqual(window.prompt?.title, "Password for 127.0.0.1:5901")
@@ -111,7 +130,7 @@ final class CredentialPromptTests: XCTestCase {
     func testKnownUserNamePrefillsAndFocusesThePassword() {
         let p = prompter!
         let req = CredentialRequest(method: "RA2_256", needsUsername: true, server: "h:5900")
-        let (done, result) = ask { p.credentials(req, username: "alice") }
+        let (done, result) = askCredentials(req, username: "alice")
         waitForPrompt()
         XCTAssertEqual(window.prompt?.focus, .password)
         CredentialPromptTests.text("pw")
@@ -124,7 +143,7 @@ final class CredentialPromptTests: XCTestCase {
     func testEscCancelsAndNothingIsSent() {
         let p = prompter!
         let req = CredentialRequest(method: "Plain", needsUsername: true, server: "h:5900")
-        let (done, result) = ask { p.credentials(req, username: nil) }
+        let (done, result) = askCredentials(req, username: nil)
         waitForPrompt()
         CredentialPromptTests.text("bob")
         Synth.button(1, down: true, 5, 5); Synth.button(1, down: false, 5, 5)
@@ -141,7 +160,7 @@ final class CredentialPromptTests: XCTestCase {
     func testClickFocusesAField() {
         let p = prompter!
         let req = CredentialRequest(method: "Plain", needsUsername: true, server: "h:5900")
-        let (done, result) = ask { p.credentials(req, username: nil) }
+        let (done, result) = askCredentials(req, username: nil)
         waitForPrompt()
         window.prompt?.hitRects = [.username: ViewRect(x: 10, y: 10, w: 200, h: 30),
                                    .password: ViewRect(x: 10, y: 60, w: 200, h: 30)]
@@ -163,7 +182,7 @@ final class CredentialPromptTests: XCTestCase {
         let id = ServerIdentity(kind: .x509, server: "h:5900", fingerprint: [1, 2, 3], displayFingerprint: "01:02:03",
                                 verifyError: "self-signed certificate", subject: "CN=h")
         // Enter on the default choice refuses
-        var (done, result) = ask { p.trust(id) }
+        var (done, result) = askTrust(id)
         waitForPrompt()
         XCTAssertEqual(window.prompt?.focus, .cancel)
         Synth.tap(SDL_SCANCODE_RETURN)
@@ -171,7 +190,7 @@ final class CredentialPromptTests: XCTestCase {
         wait(for: [done], timeout: 5)
         XCTAssertEqual(result(), false)
         // Tab to "Accept and remember", Enter
-        (done, result) = ask { p.trust(id) }
+        (done, result) = askTrust(id)
         waitForPrompt()
         Synth.tap(SDL_SCANCODE_TAB)
         Synth.tap(SDL_SCANCODE_RETURN)
@@ -179,7 +198,7 @@ final class CredentialPromptTests: XCTestCase {
         wait(for: [done], timeout: 5)
         XCTAssertEqual(result(), true)
         // a click on the button
-        (done, result) = ask { p.trust(id) }
+        (done, result) = askTrust(id)
         waitForPrompt()
         window.prompt?.hitRects = [.accept: ViewRect(x: 10, y: 10, w: 100, h: 30), .cancel: ViewRect(x: 120, y: 10, w: 100, h: 30)]
         Synth.button(1, down: true, 20, 20)
@@ -189,40 +208,34 @@ final class CredentialPromptTests: XCTestCase {
         XCTAssertEqual(sink.sent, [])
     }
 
-    func testTheHeldLockIsReleasedWhileWaiting() {
-        let p = prompter!
-        let held = NSLock()
-        p.unlockWhileWaiting = held
-        let req = CredentialRequest(method: "VncAuth", needsUsername: false, server: "h")
-        let (done, result) = ask { () -> Bool in
-            held.lock()
-            let c = p.credentials(req, username: nil)
-            // taken again before returning
-            let free = held.try()
-            if free { held.unlock() }
-            held.unlock()
-            return c != nil && !free
-        }
+    /// A newer question replaces one the window has not shown; posting never blocks.
+    func testANewerQuestionReplacesOneNotShown() {
+        let first = CredentialRequest(method: "VncAuth", needsUsername: false, server: "old")
+        let second = CredentialRequest(method: "VncAuth", needsUsername: false, server: "new:5900")
+        prompter.post(.credentials(first, username: nil))
+        let (done, result) = askCredentials(second, username: nil)
         waitForPrompt()
-        XCTAssertTrue(held.try(), "the main thread can take the session's lock while the prompt is up")
-        held.unlock()
+        XCTAssertEqual(window.prompt?.title, "Password for new:5900")
         CredentialPromptTests.text("x")
         Synth.tap(SDL_SCANCODE_RETURN)
         drain()
         wait(for: [done], timeout: 5)
-        XCTAssertEqual(result(), true)
+        XCTAssertEqual((result() ?? nil)?.password, Array("x".utf8))
+        XCTAssertEqual(answers.count, 1, "one answer for the one question shown")
     }
 
-    func testClosingTheWindowReleasesAWaitingRequest() {
+    func testClosingTheWindowCancelsAnOpenQuestion() {
         let p = prompter!
         let req = CredentialRequest(method: "VncAuth", needsUsername: false, server: "h")
-        let (done, result) = ask { p.credentials(req, username: nil) }
+        let (done, result) = askCredentials(req, username: nil)
         waitForPrompt()
         p.detach()
         wait(for: [done], timeout: 5)
-        XCTAssertNil(result() ?? nil)
-        // later requests fail at once
-        XCTAssertNil(p.credentials(req, username: nil))
+        XCTAssertNil(result() ?? nil, "cancelled")
+        XCTAssertTrue(p.cancelledAuthentication)
+        // later questions are dropped: nothing is asked of a window that is gone
+        p.post(.credentials(req, username: nil))
+        XCTAssertNil(p.takeRequest())
     }
 
     func testPromptDrawsTitleFieldsAndBullets() throws {
@@ -257,9 +270,11 @@ final class CredentialPromptTests: XCTestCase {
     }
 }
 
-final class ResultBox<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: T?
-    func set(_ v: T) { lock.withLock { value = v } }
-    func get() -> T? { lock.withLock { value } }
+/// The answers the window gave, in order (main thread).
+final class AnswerLog {
+    private(set) var all: [WindowPrompter.Answer] = []
+    var onAdd: () -> Void = {}
+    func add(_ a: WindowPrompter.Answer) { all.append(a); onAdd() }
+    var count: Int { all.count }
+    var last: WindowPrompter.Answer? { all.last }
 }

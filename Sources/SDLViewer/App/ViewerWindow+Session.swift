@@ -5,17 +5,32 @@ import RFB
 import VNCSession
 
 /// Everything the window asks of or learns from the session, in one file: starting and stopping
-/// it, its state, its events, and the framebuffer (read under the session's lock). The prompt
-/// (`prompter`) is in ViewerWindow+Prompt.swift.
+/// it, its state, its events (questions go to `prompter`), and the framebuffer (read through the
+/// session's scoped call). The prompt itself is in ViewerWindow+Prompt.swift.
 extension ViewerWindow {
-    /// Starts the session thread; its wake-ups (and the prompter's) become SDL events.
+    /// Starts the session thread; its wake-ups become SDL events. Questions the session cannot
+    /// answer itself come as events and are asked here; the answers go back to the session.
     func startSession(_ wake: WakeSignal) {
         session.wake = { wake.signal() }
-        prompter?.attach { wake.signal() }
+        if prompter == nil {
+            let s = session
+            prompter = WindowPrompter { a in
+                switch a {
+                case .credentials(let c?): s.provideCredentials(c)
+                case .credentials(nil): s.cancelLogin("authentication cancelled")
+                case .trust(let ok): s.answerTrust(accepted: ok)
+                }
+            }
+        }
         session.start()
     }
 
-    func stopSession() { session.stop() }
+    /// Stops the session and waits briefly for its thread, so teardown is orderly: the thread
+    /// looks at stop() between rects, so this is quick whatever the server sends.
+    func stopSession() {
+        session.stop()
+        session.waitUntilStopped(timeout: 1)
+    }
     func retrySessionNow() { session.retryNow() }
     func restartSession() { session.restart() }
     func log(_ line: String) { session.log(line) }
@@ -23,10 +38,10 @@ extension ViewerWindow {
     /// The session's state (the loop, the status panel and the end handling read it here).
     var sessionState: Session.State { session.state }
 
-    /// The one place the framebuffer is read: under the session's lock, which the session
-    /// thread holds while it decodes into it.
+    /// The one place the framebuffer is read: under its lock, which the session thread holds
+    /// for one rect at a time.
     func withFramebuffer<T>(_ body: (Framebuffer?) -> T) -> T {
-        session.lock.withLock { body(session.framebuffer) }
+        session.withFramebuffer(body)
     }
 
     /// Session events and state (the wake-up said something changed).
@@ -37,6 +52,12 @@ extension ViewerWindow {
                 SDL_SetWindowTitle(window, "\(name) — Farcast")
             case .cursor(let c):
                 setRemoteCursor(c)
+            case .credentialsRequired(let req):
+                prompter?.post(.credentials(req, username: knownUsername))
+                showPendingPrompt()
+            case .trustRequired(let id):
+                prompter?.post(.trust(id))
+                showPendingPrompt()
             case .screenLayout(let l, _):
                 let first = monitors?.layout == nil
                 showNotice(monitors?.layoutChanged(l))

@@ -20,9 +20,13 @@ public final class ViewerWindow {
     let initialScaling: ScalingMode
     /// The key translator (the xkbcommon one plugs in here); set before `run()`.
     public var keyTranslator: KeyTranslating = KeyMapTranslator()
-    /// Credential and trust questions from the session thread, answered in the window; set
-    /// before `run()` (without it the settings' own providers decide).
+    /// The session's questions (credentials, trust) waiting for the prompt; made by `run()`
+    /// to answer the session, or set before it (tests record the answers).
     public var prompter: WindowPrompter?
+    /// `FARCAST_TRACE=1` timing lines.
+    let trace = PresentTrace()
+    /// A user name known before asking (VNC_USERNAME, a vnc://user@ URI): pre-fills the prompt.
+    public var knownUsername: String?
     /// The prompt's editor while one is up: all input goes to it, none to the server.
     var prompt: CredentialPrompt? {
         didSet { router?.ui.setPrompt(shown: prompt != nil) }
@@ -121,7 +125,7 @@ public final class ViewerWindow {
         self.wake = wake
         startSession(wake)
         defer { stopSession() }
-        // first: a session thread waiting on a prompt is released before the session stops
+        // first: a question still open is cancelled before the session stops
         defer { closePrompt(); prompter?.detach() }
         if showKeyboardAtStart { _ = router.setKeyboard(shown: true) }
         monitors = MonitorController(requestedNumber: monitorNumber, memory: monitorMemory, host: session.spec)

@@ -20,7 +20,7 @@ extension ViewerWindow {
         let softShown = router.softCursorVisible && router.touchMode == .trackpad && ui.ended == nil
         let overlayNow = status != nil || ui.menu != nil || ui.ended != nil || prompt != nil || notice != nil
             || router.keyboard != nil || softShown || ui.picker != nil
-        defer { fullPresent = false; overlayShown = overlayNow }
+        defer { fullPresent = false; overlayShown = overlayNow; trace.presented(menuUp: ui.menu != nil) }
         if surfaceMode && !fullPresent && !overlayNow && !overlayShown {
             // only what changed: a small update costs a small copy to the window
             let rects = frame.drawDamage(vp)
