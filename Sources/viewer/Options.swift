@@ -20,17 +20,17 @@ func say(_ msg: String) { FileHandle.standardError.write(Data("viewer: \(msg)\n"
 
 enum Parse {
     static func encodings(_ s: String) throws -> [Int32] {
-        do { return try Encoding.parseList(s) } catch { throw ValidationError("--encodings: \(error)") }
+        do { return try Encoding.parseList(s) } catch { throw ValidationError("\(error)") }
     }
 
     static func security(_ s: String) throws -> [SecurityMethod] {
-        do { return try SecurityMethod.parseList(s) } catch { throw ValidationError("--security: \(error)") }
+        do { return try SecurityMethod.parseList(s) } catch { throw ValidationError("\(error)") }
     }
 
     /// 0-9 for --quality and --compress.
     static func level(_ option: String) -> @Sendable (String) throws -> Int {
         { s in
-            guard let n = Int(s), (0...9).contains(n) else { throw ValidationError("\(option) must be 0-9 (got '\(s)')") }
+            guard let n = Int(s), (0...9).contains(n) else { throw ValidationError("give a whole number from 0 to 9") }
             return n
         }
     }
@@ -39,14 +39,14 @@ enum Parse {
     static func seconds(_ option: String) -> @Sendable (String) throws -> Double {
         { s in
             guard let v = Double(s), v.isFinite, v > 0, v <= 86_400 else {
-                throw ValidationError("\(option) takes a number of seconds above 0 and at most 86400 (got '\(s)')")
+                throw ValidationError("give a number of seconds above 0 and at most 86400")
             }
             return v
         }
     }
 
     static func scaling(_ s: String) throws -> ScalingMode {
-        guard let m = ScalingMode(parsing: s) else { throw ValidationError("--scale takes fit, 1:1 or N% (10%-1600%), got '\(s)'") }
+        guard let m = ScalingMode(parsing: s) else { throw ValidationError("use fit, 1:1 or a zoom from 10% to 1600%") }
         return m
     }
 
@@ -57,14 +57,14 @@ enum Parse {
     static func display(_ s: String) throws -> ViewerWindow.LocalDisplay {
         if s.lowercased() == "all" { return .all }
         guard let n = Int(s), n >= 1 else {
-            throw ValidationError("--display takes a local display number from 1, or 'all' to span every display; not '\(s)'")
+            throw ValidationError("give a local display number from 1, or 'all' to span every display")
         }
         return .number(n)
     }
 
     static func positive(_ option: String, _ what: String) -> @Sendable (String) throws -> Int {
         { s in
-            guard let n = Int(s), n >= 1 else { throw ValidationError("\(option) takes \(what), not '\(s)'") }
+            guard let n = Int(s), n >= 1 else { throw ValidationError("give \(what)") }
             return n
         }
     }

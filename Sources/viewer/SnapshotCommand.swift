@@ -27,13 +27,15 @@ struct SnapshotCommand: ParsableCommand {
         o.maxSeconds = timeout
         o.connectTimeout = conn.connectTimeout
         o.answers = conn.answers()
-        // what the session could not answer is asked on the terminal, when there is one
-        if TerminalPrompt.available {
+        // what the session could not answer is asked on the terminal, when there is one;
+        // without one an unknown identity is refused with what to do about it
+        let terminal = TerminalPrompt.available
+        if terminal {
             var ask = conn.givenCredentials
             ask.prompt = true
             o.askCredentials = ask.provider
-            o.trust = { id in TerminalPrompt.askTrust(id) ? .accept : KnownHosts.notTrusted(id) }
         }
+        o.trust = { id in terminal && TerminalPrompt.askTrust(id) ? .accept : KnownHosts.notTrusted(id) }
         do {
             let r = try Snapshot.capture(conn.plan, options: o, log: conn.log)
             try PNGWriter.write(r.framebuffer, to: output)

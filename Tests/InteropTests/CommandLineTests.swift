@@ -66,13 +66,16 @@ final class CommandLineTests: XCTestCase {
             (["snapshot", "127.0.0.1::\(port)", "-o", "/tmp/x.png"], "cannot connect to 127.0.0.1::\(port)"),
             (["snapshot", "host:abc", "-o", "/tmp/x.png"], "display 'abc' after ':' must be a number"),
             (["snapshot", "localhost:1", "-o", "/tmp/x.png", "--encodings", "zrle,bogus"], "unknown encoding 'bogus'"),
-            (["snapshot", "localhost:1", "-o", "/tmp/x.png", "--quality", "12"], "--quality must be 0-9"),
-            (["snapshot", "localhost:1", "-o", "/tmp/x.png", "--pixel-format", "rgb999"], "rgb888, rgb565, bgr233 or cmap8"),
+            (["snapshot", "localhost:1", "-o", "/tmp/x.png", "--quality", "12"], "'12' is invalid for '--quality <quality>': give a whole number from 0 to 9"),
+            (["snapshot", "localhost:1", "-o", "/tmp/x.png", "--pixel-format", "rgb999"], "'rgb888', 'rgb565', 'bgr233' or 'cmap8'"),
             (["snapshot", "localhost:1", "-o", "/tmp/x.png", "--password-file", "/nonexistent/pw"], "cannot read password file"),
             (["bench", "/nonexistent.fbs"], "cannot read /nonexistent.fbs"),
             (["localhost:1", "--touch", "--trackpad"], "--touch and --trackpad choose one touch mode"),
-            (["localhost:1", "--monitor", "0"], "--monitor counts remote screens from 1"),
-            (["localhost:1", "--display", "left"], "--display takes a local display number from 1, or 'all'"),
+            (["localhost:1", "--monitor", "0"], "'0' is invalid for '--monitor <monitor>': give a remote screen number from 1"),
+            (["localhost:1", "--display", "left"], "'left' is invalid for '--display <display>': give a local display number from 1, or 'all'"),
+            (["localhost:1", "--connect-timeout", "inf"], "'inf' is invalid for '--connect-timeout <connect-timeout>'"),
+            (["snapshot", "localhost:1", "-o", "/tmp/x.png", "--timeout", "nan"], "'nan' is invalid for '--timeout <timeout>'"),
+            (["localhost:1", "--security", "vnc,bogus"], "unknown security type 'bogus'; known: X509Plain"),
         ]
         for (args, fragment) in cases {
             let r = try viewer(args)

@@ -101,7 +101,7 @@ w.send_event(ev, event_mask=0); d.flush()
             let from = now()
             Thread.sleep(forTimeInterval: 2)
             let n = traces(log, "present").filter { $0 >= from }.count
-            XCTAssertGreaterThan(n, 0, "no present during seconds \(2 * slice)-\(2 * slice + 2) of the flood")
+            XCTAssertGreaterThan(n, 0, "no present during seconds \(2 * slice)-\(2 * slice + 2) of the flood: \(viewer.logTail())")
         }
 
         // F8: the menu is on screen within 100 ms

@@ -46,21 +46,35 @@ public final class Framebuffer: @unchecked Sendable {
 
     @inline(__always) public func row(_ y: Int) -> UnsafeMutablePointer<UInt32> { pixels + y * width }
 
-    /// Caller has checked `contains(r)`.
+    /// Pixels a fill or copy does between chances for a waiting reader: a few bytes from the
+    /// server can ask for a 64-Mpixel fill, and the window should not wait for all of it.
+    static let bandPixels = 1 << 20
+
+    /// Rows per band for a rect `w` wide.
+    @inline(__always) func bandRows(_ w: Int) -> Int { max(1, Framebuffer.bandPixels / max(1, w)) }
+
+    /// Caller has checked `contains(r)` and holds the writer lock (yielded between bands).
     public func fill(_ r: Rect, _ pixel: UInt32) {
         if r.isEmpty { return }
-        for y in r.y..<r.maxY { (pixels + y * width + r.x).update(repeating: pixel, count: r.w) }
+        let band = bandRows(r.w)
+        for y in r.y..<r.maxY {
+            if (y - r.y) % band == band - 1 { lock.yieldToReaders() }
+            (pixels + y * width + r.x).update(repeating: pixel, count: r.w)
+        }
     }
 
     /// CopyRect: caller has checked both rects. Overlapping copies go in the safe direction.
     public func copy(from sx: Int, _ sy: Int, to r: Rect) {
         if r.isEmpty { return }
+        let band = bandRows(r.w)
         if sy < r.y {
             for y in stride(from: r.h - 1, through: 0, by: -1) {
+                if y % band == 0 { lock.yieldToReaders() }
                 (pixels + (r.y + y) * width + r.x).update(from: pixels + (sy + y) * width + sx, count: r.w)
             }
         } else {
             for y in 0..<r.h {
+                if y % band == band - 1 { lock.yieldToReaders() }
                 // update(from:) is memmove-safe for the same-row overlap case
                 UnsafeMutableRawPointer(pixels + (r.y + y) * width + r.x)
                     .copyMemory(from: pixels + (sy + y) * width + sx, byteCount: r.w * 4)
@@ -121,6 +135,26 @@ public final class FramebufferLock: @unchecked Sendable {
             yields += 1
         }
         pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
+    /// Inside `withWriterLock`: lets a reader that waits have the lock, then takes it back.
+    /// Readers may then see a rect half done; its damage is recorded when it is finished.
+    public func yieldToReaders() {
+        guard readersWaiting.load(ordering: .acquiring) > 0 else { return }
+        pthread_mutex_unlock(mutex)
+        var yields = 0
+        while readersWaiting.load(ordering: .acquiring) > 0 && yields < FramebufferLock.maxYields {
+            sched_yield()
+            yields += 1
+        }
+        pthread_mutex_lock(mutex)
+    }
+
+    /// The front end's side when it must not wait: nil while a rect is being decoded.
+    public func withReaderLockIfFree<T>(_ body: () throws -> T) rethrows -> T? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }

@@ -44,6 +44,11 @@ extension ViewerWindow {
         session.withFramebuffer(body)
     }
 
+    /// The same without waiting: nil while the session thread is inside a rect.
+    func withFramebufferIfFree<T>(_ body: (Framebuffer?) -> T) -> T? {
+        session.withFramebufferIfFree(body)
+    }
+
     /// Session events and state (the wake-up said something changed).
     func sessionChanged() {
         for ev in session.takeEvents() {

@@ -185,6 +185,8 @@ public final class ViewerWindow {
     /// resize, a pending present, the countdown, a notice), handles them, presents.
     func loop(_ router: InputRouter) {
         var needsPresent = true
+        /// The next present answers input: it does not wait for pixels being decoded.
+        var forInput = false
         var nextPresent = 0.0
         var e = SDL_Event()
         while !quit {
@@ -209,7 +211,10 @@ public final class ViewerWindow {
             }
             if got {
                 repeat {
-                    if handle(e) { needsPresent = true }
+                    if handle(e) {
+                        needsPresent = true
+                        if e.type != wake?.eventType { forInput = true }
+                    }
                 } while !quit && SDL_PollEvent(&e) != 0
             }
             if quit { break }
@@ -227,8 +232,9 @@ public final class ViewerWindow {
                 fullPresent = true
             }
             if needsPresent && ViewerWindow.now() >= nextPresent {
-                present()
-                needsPresent = false
+                // pixels left over (upload budget, or skipped for input) come next frame
+                needsPresent = present(forInput: forInput)
+                forInput = false
                 nextPresent = ViewerWindow.now() + frameInterval
             }
         }

@@ -18,10 +18,20 @@ public final class FrameRenderer {
     public init(renderer: OpaquePointer) { self.renderer = renderer }
     deinit { if let t = texture { SDL_DestroyTexture(t) } }
 
-    /// Copies what changed since the last call. The caller holds the lock that guards `fb`.
-    /// A new framebuffer size (DesktopSize) recreates the texture and uploads it whole.
+    /// Damage taken from the framebuffer and not uploaded yet (over the budget of a present).
+    private var carried: [Rect] = []
+    /// Pixels one present uploads at most: a 4K frame, so ordinary streams upload whole each
+    /// present, while a flood of full-screen updates on a huge desktop cannot make a present
+    /// (and so the menu or a prompt answering a key) wait for hundreds of megabytes of copies.
+    public static let uploadBudgetPixels = 3840 * 2160
+    /// Damage is still waiting for a later present.
+    public var hasPendingUpload: Bool { !carried.isEmpty }
+
+    /// Copies what changed since the last call, up to `budget` pixels (the rest waits for the
+    /// next call). The caller holds the lock that guards `fb`. A new framebuffer size
+    /// (DesktopSize) recreates the texture and uploads it whole.
     @discardableResult
-    public func upload(_ fb: Framebuffer) -> Bool {
+    public func upload(_ fb: Framebuffer, budget: Int = FrameRenderer.uploadBudgetPixels) -> Bool {
         lastUploadPixels = 0; lastUploadRects = 0; lastDamage = []
         guard fb.width > 0, fb.height > 0 else { return false }
         if texture == nil || fb.width != textureWidth || fb.height != textureHeight {
@@ -36,12 +46,29 @@ public final class FrameRenderer {
             }
             textureWidth = fb.width; textureHeight = fb.height
             _ = fb.takeDamage()
+            carried = []
             send(fb, fb.bounds)
             return true
         }
-        let damage = fb.takeDamage()
-        for r in damage { send(fb, r.intersection(fb.bounds)) }
-        return !damage.isEmpty
+        let fresh = fb.takeDamage()
+        if fresh.isEmpty && carried.isEmpty { return false }
+        var todo = carried + fresh
+        // many carried rects collapse into their bounding box: the list stays short
+        if todo.count > 64 { todo = [todo.dropFirst().reduce(todo[0]) { $0.union($1) }] }
+        carried = []
+        var left = max(1, budget)
+        for r0 in todo {
+            let r = r0.intersection(fb.bounds)
+            if r.isEmpty { continue }
+            if left <= 0 { carried.append(r); continue }
+            if r.area <= left { send(fb, r); left -= r.area; continue }
+            // the top rows that fit now, the rest later
+            let rows = max(1, left / max(1, r.w))
+            send(fb, Rect(x: r.x, y: r.y, w: r.w, h: rows))
+            left -= rows * r.w
+            if rows < r.h { carried.append(Rect(x: r.x, y: r.y + rows, w: r.w, h: r.h - rows)) }
+        }
+        return true
     }
 
     private func send(_ fb: Framebuffer, _ r: Rect) {

@@ -4,16 +4,28 @@ import Interaction
 /// Drawing a frame: the desktop (whole, or only the damaged rects on the software path), the
 /// soft cursor, then the overlays the UI state calls for.
 extension ViewerWindow {
-    /// Copies what changed in the session's framebuffer into the texture.
-    func uploadFrame(_ frame: FrameRenderer) {
-        withFramebuffer { fb in
-            if let fb { frame.upload(fb) }
+    /// Copies what changed in the session's framebuffer into the texture. With `wait` false
+    /// (a present answering input) nothing is copied while a rect is being decoded; returns
+    /// false then, and the pixels come with the next present.
+    @discardableResult
+    func uploadFrame(_ frame: FrameRenderer, wait: Bool = true) -> Bool {
+        if wait {
+            withFramebuffer { fb in if let fb { frame.upload(fb) } }
+            return true
         }
+        let done: Bool? = withFramebufferIfFree { fb -> Bool in
+            if let fb { frame.upload(fb) }
+            return true
+        }
+        return done != nil
     }
 
-    func present() {
-        guard let window, let renderer, let frame, let overlay, let router else { return }
-        uploadFrame(frame)
+    /// Draws and shows a frame. Returns true when pixels are still waiting (over the upload
+    /// budget, or skipped while decoding): the loop presents again.
+    @discardableResult
+    func present(forInput: Bool = false) -> Bool {
+        guard let window, let renderer, let frame, let overlay, let router else { return false }
+        let uploaded = uploadFrame(frame, wait: !forInput)
         let vp = router.viewport
         let ui = router.ui
         let status = statusMessage()
@@ -27,7 +39,7 @@ extension ViewerWindow {
             if !rects.isEmpty {
                 rects.withUnsafeBufferPointer { _ = SDL_UpdateWindowSurfaceRects(window, $0.baseAddress, Int32($0.count)) }
             }
-            return
+            return !uploaded || frame.hasPendingUpload
         }
         frame.draw(vp)
         if softShown {
@@ -63,6 +75,7 @@ extension ViewerWindow {
             overlay.notice(n.text, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
         }
         if surfaceMode { SDL_UpdateWindowSurface(window) } else { SDL_RenderPresent(renderer) }
+        return !uploaded || frame.hasPendingUpload
     }
 
     /// Software path: (re)creates the renderer on the window surface when SDL replaced it

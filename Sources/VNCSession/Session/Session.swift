@@ -129,6 +129,13 @@ public final class Session: @unchecked Sendable {
         return try fb.lock.withReaderLock { try body(fb) }
     }
 
+    /// As `withFramebuffer`, but nil at once when the session thread is inside a rect (a
+    /// present that answers input does not wait for pixels).
+    public func withFramebufferIfFree<T>(_ body: (Framebuffer?) throws -> T) rethrows -> T? {
+        guard let fb = lock.withLock({ current }) else { return try body(nil) }
+        return try fb.lock.withReaderLockIfFree { try body(fb) }
+    }
+
     // MARK: lifecycle (front end)
 
     public func start() {
