@@ -24,10 +24,12 @@ let package = Package(
                        providers: [.apt(["libxkbcommon-dev"])]),
         .systemLibrary(name: "CSDL2TTF", path: "Sources/CSDL2TTF", pkgConfig: "SDL2_ttf",
                        providers: [.apt(["libsdl2-ttf-dev"])]),
+        // libc calls Swift cannot make (variadic prctl)
+        .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
                        providers: [.apt(["libssl-dev"])]),
         .target(name: "RFB", dependencies: ["CZlib", "CTurboJPEG", "COpenSSL"]),
-        .target(name: "VNCSession", dependencies: ["RFB"]),
+        .target(name: "VNCSession", dependencies: ["RFB", "CSystem"]),
         // What tools need and the viewer's window does not: PNG, FBS, the decode benchmark.
         .target(name: "FarcastTools", dependencies: ["RFB", "CZlib"]),
         .target(name: "Interaction", dependencies: ["RFB", "CXKBCommon"]),

@@ -11,8 +11,11 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Reach the server through an SSH gateway ([user@]gateway[:port]) with the system ssh (ssh -W; FARCAST_SSH overrides the command); the host is as seen from the gateway (default localhost).")
     var via: String?
 
-    @Flag(help: "Wait for a server to connect to us (reverse connection, as vncviewer -listen; x11vnc -connect, vncconfig -connect).")
+    @Flag(help: "Wait for a server to connect to us (reverse connection, as vncviewer -listen; x11vnc -connect, vncconfig -connect). Only on loopback unless --listen-all.")
     var listen = false
+
+    @Flag(help: "With --listen: accept connections on every network interface, not only loopback.")
+    var listenAll = false
 
     @Option(help: "Seconds to wait for a connection to be made.", transform: Parse.seconds("--connect-timeout"))
     var connectTimeout: Double = 10
@@ -78,6 +81,7 @@ struct ConnectionOptions: ParsableArguments {
         if listen {
             var p = ConnectionPlan(target: .tcp(HostSpec(host: "localhost", port: 5900)))
             p.listenPort = host.flatMap { Int($0) } ?? 5500
+            p.listenOnAllInterfaces = listenAll
             return p
         }
         let parsed = try? ConnectionTarget.parse(host ?? "localhost")
@@ -106,7 +110,11 @@ struct ConnectionOptions: ParsableArguments {
         let recorder = CredentialRecorder(store: CredentialStores.preferred(), save: savePassword)
         var a = HandshakeAnswers.standard(given: givenCredentials, recorder: recorder,
                                           knownHosts: knownHostsFile, trustNew: trustNewCertificate)
-        a.loggedIn = { if let saved = recorder.commit() { say(saved) } }
+        let remember = a.loggedIn
+        a.loggedIn = { server, method in
+            remember(server, method)
+            if let saved = recorder.commit() { say(saved) }
+        }
         return a
     }
 
@@ -117,12 +125,18 @@ struct ConnectionOptions: ParsableArguments {
         s.compressLevel = compress
         s.pixelFormat = pixelFormat.format
         s.shared = !exclusive
-        if let security { s.securityMethods = security }
+        if let security {
+            // named by the user: exactly these, even weaker than this host used before
+            s.securityMethods = security
+            s.securityNamedByUser = true
+        }
         // Host name for TLS host name checking and the known-hosts entry.
         switch plan.target {
         case .tcp(let spec): s.serverName = spec.host; s.serverPort = spec.port
         case .unix(let path): s.serverName = path
         }
+        // through a gateway the same name may be another machine: the identity says which way
+        if let via, !listen { s.identity = "\(s.serverDescription),via=\(via)" }
         s.x509CAFile = x509Ca
         return s
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import VNCSession
 
 /// The program's version, shown by `viewer --version`.
 enum FarcastVersion {
@@ -13,4 +14,9 @@ struct Viewer: ParsableCommand {
         version: FarcastVersion.string,
         subcommands: [ViewCommand.self, SnapshotCommand.self, BenchCommand.self, RenderBenchCommand.self],
         defaultSubcommand: ViewCommand.self)
+
+    static func main() {
+        ProcessSecrets.secureProcess()
+        main(nil)
+    }
 }

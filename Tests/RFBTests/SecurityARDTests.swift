@@ -37,7 +37,7 @@ final class SecurityARDTests: XCTestCase {
         try e.feed([0, 0, 0, 0] + S.serverInit(w: 2, h: 2))
         XCTAssertEqual(e.phase, .normal)
         for (bytes, fragment) in [([0, 2, 0, 0], "key length 0"), ([0, 2, 0xff, 0xff], "key length 65535"),
-                                  ([0, 1, 0, 4], "generator 1")] as [([UInt8], String)] {
+                                  ([0, 1, 0, 128], "generator 1")] as [([UInt8], String)] {
             let f = ClientEngine(settings: s)
             XCTAssertThrowsError(try f.feed(Array("RFB 003.889\n".utf8) + [1, 30] + bytes)) {
                 XCTAssertTrue("\($0)".contains(fragment), "\($0)")

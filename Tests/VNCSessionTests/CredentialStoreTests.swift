@@ -88,7 +88,32 @@ final class CredentialStoreTests: XCTestCase {
         _ = r3.provider(given: CredentialSources(username: nil, password: nil, prompt: false),
                         ask: { _ in Credentials(password: Array("typed".utf8)) })(vnc)
         XCTAssertNotNil(r3.commit())
-        XCTAssertEqual(store.lookup(server: "h:5901", username: "")?.password, Array("typed".utf8))
+        // typed for VncAuth (not encrypted): saved apart, for unencrypted methods of that host
+        XCTAssertEqual(store.lookup(server: CredentialRecorder.clearKey("h:5901"), username: "")?.password, Array("typed".utf8))
+        XCTAssertNil(store.lookup(server: "h:5901", username: ""))
+    }
+
+    /// Saved from an encrypted login, credentials are never offered to a method that would send
+    /// them in clear; saved from an unencrypted one, they go to either.
+    func testSavedCredentialsStayWithTheirProtection() throws {
+        let store = FileCredentialStore(path: tempDir() + "/credentials")
+        let none = CredentialSources(username: nil, password: nil, prompt: false)
+        let tls = CredentialRequest(method: "TLSVnc", needsUsername: false, server: "h:5900", protected: true)
+        let clear = CredentialRequest(method: "VncAuth", needsUsername: false, server: "h:5900", protected: false)
+        let saver = CredentialRecorder(store: store, save: true)
+        _ = saver.provider(given: none, ask: { _ in Credentials(password: Array("secret".utf8)) })(tls)
+        XCTAssertNotNil(saver.commit())
+        let r = CredentialRecorder(store: store, save: false)
+        XCTAssertEqual(r.provider(given: none, ask: { _ in nil })(tls)?.password, Array("secret".utf8))
+        XCTAssertNil(r.provider(given: none, ask: { _ in nil })(clear), "a password saved over TLS is not sent over VncAuth")
+        // saved over VncAuth: used by VncAuth, and by an encrypted method too
+        let other = CredentialRequest(method: "VncAuth", needsUsername: false, server: "k:5900", protected: false)
+        let saver2 = CredentialRecorder(store: store, save: true)
+        _ = saver2.provider(given: none, ask: { _ in Credentials(password: Array("old".utf8)) })(other)
+        XCTAssertEqual(saver2.commit(), "saved the password for k:5900 in \(store.path)")
+        XCTAssertEqual(r.provider(given: none, ask: { _ in nil })(other)?.password, Array("old".utf8))
+        var otherTLS = other; otherTLS.protected = true; otherTLS.method = "TLSVnc"
+        XCTAssertEqual(r.provider(given: none, ask: { _ in nil })(otherTLS)?.password, Array("old".utf8))
     }
 
     // MARK: Secret Service

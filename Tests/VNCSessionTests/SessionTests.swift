@@ -124,6 +124,37 @@ final class SessionTests: XCTestCase {
         XCTAssertTrue(after.ends(with: released), "the held key is released on the new connection")
     }
 
+    /// A host reached with X509Plain before that now offers only None is refused (not
+    /// retried); named by the user, the weaker type is used; the method used is reported.
+    func testDowngradeRefusedUnlessNamedAndTheMethodIsRemembered() throws {
+        let t = MemoryTransport()
+        var policy = ReconnectPolicy(mode: .always)
+        policy.initialDelay = 0.05
+        let s = session([t, MemoryTransport()], reconnect: policy)
+        s.answers = HandshakeAnswers(reachedBefore: { _ in .veNCrypt(VeNCryptSubtype.x509Plain) })
+        let w = Watcher(s)
+        s.start()
+        defer { s.stop(); s.waitUntilStopped(timeout: 2) }
+        t.serverSend(Array("RFB 003.008\n".utf8) + [1, 1])
+        XCTAssertTrue(w.wait { _, st in if case .failed(let why) = st { return why.contains("reached with X509Plain before") }; return false }, "\(s.state)")
+
+        var named = ClientSettings()
+        named.securityMethods = [.type(SecurityType.none)]
+        named.securityNamedByUser = true
+        let u = MemoryTransport()
+        let s2 = session([u], settings: named)
+        let used = MethodBox()
+        s2.answers = HandshakeAnswers(loggedIn: { server, m in used.set(server, m) },
+                                      reachedBefore: { _ in .veNCrypt(VeNCryptSubtype.x509Plain) })
+        let w2 = Watcher(s2)
+        s2.start()
+        defer { s2.stop(); s2.waitUntilStopped(timeout: 2) }
+        XCTAssertTrue(FakeServer.handshakeNone(u, width: 4, height: 4))
+        XCTAssertTrue(w2.wait { _, st in st == .ready })
+        XCTAssertEqual(used.get()?.1, .type(SecurityType.none))
+        XCTAssertEqual(used.get()?.0, ":5900")
+    }
+
     /// A flood of 64-Mpixel fills: the framebuffer can be read within a rect's time, and
     /// stop() returns at once and the session thread ends soon after.
     func testStopDuringAFloodOfHugeFills() throws {
@@ -166,4 +197,11 @@ final class TransportQueue: @unchecked Sendable {
 
 extension Array where Element == UInt8 {
     func ends(with suffix: [UInt8]) -> Bool { count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix }
+}
+
+final class MethodBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var v: (String, SecurityMethod?)?
+    func set(_ s: String, _ m: SecurityMethod?) { lock.withLock { v = (s, m) } }
+    func get() -> (String, SecurityMethod?)? { lock.withLock { v } }
 }

@@ -60,6 +60,8 @@ public final class ClientEngine: SecurityContext {
     var channelStopping = false
     /// Scratch space for raw bytes when a channel decrypts into `input`.
     private var rawScratch: [UInt8] = []
+    /// The security method in use once chosen (a VeNCrypt subtype once the server took it).
+    public internal(set) var chosenMethod: SecurityMethod?
     /// What the security handshake negotiated, e.g. "VeNCrypt X509Plain, TLSv1.3 TLS_AES_256_GCM_SHA384".
     public internal(set) var securityDescription = ""
     var events: [EngineEvent] = []
@@ -176,7 +178,15 @@ public final class ClientEngine: SecurityContext {
     /// Parses what is buffered after parsing stopped on the work budget (or an answer arrived).
     public func resume() throws { try parse() }
 
-    func fail(_ e: ProtocolError) -> ProtocolError { state = .failed; phase = .failed; return e }
+    /// The phase the engine was in when it failed (a failure while negotiating security is
+    /// the server, or the user, saying no: retrying cannot help).
+    public internal(set) var phaseAtFailure: Phase?
+
+    func fail(_ e: ProtocolError) -> ProtocolError {
+        if phaseAtFailure == nil && phase != .failed { phaseAtFailure = phase }
+        state = .failed; phase = .failed
+        return e
+    }
 
     func parse() throws {
         if case .failed = state { throw ProtocolError("connection already failed") }

@@ -30,20 +30,28 @@ public struct ClientSettings: Sendable {
     /// Security methods we accept, strongest first (vncviewer's SecurityTypes): RFB types and
     /// VeNCrypt subtypes. Only these are ever chosen, so excluding the unencrypted ones is final.
     public var securityMethods: [SecurityMethod] = SecurityMethod.defaultOrder
+    /// The least a method must give: what this host was reached with before (set by the
+    /// session from what it remembers, unless the user named the accepted types). A server
+    /// offering only weaker methods is refused as a possible downgrade.
+    public var minimumStrength: SecurityStrength = .open
+    /// The method this host was reached with before, for the refusal.
+    public var strongestBefore: SecurityMethod?
+    /// True when the user named the accepted types (`--security`): no downgrade protection.
+    public var securityNamedByUser = false
+    /// `securityMethods` at or above `minimumStrength`, in order.
+    public var allowedMethods: [SecurityMethod] { securityMethods.filter { $0.strength >= minimumStrength } }
+    /// The RFB types `allowedMethods` implies, in order.
+    public var allowedTypes: [UInt8] { SecurityMethod.types(allowedMethods) }
+
     /// The RFB security types `securityMethods` implies, in order (VeNCrypt for any subtype).
     /// Setting it replaces `securityMethods` with these types.
     public var securityTypes: [UInt8] {
-        get {
-            var out: [UInt8] = []
-            for m in securityMethods {
-                let t: UInt8
-                switch m { case .type(let x): t = x; case .veNCrypt: t = SecurityType.veNCrypt }
-                if !out.contains(t) { out.append(t) }
-            }
-            return out
-        }
+        get { SecurityMethod.types(securityMethods) }
         set { securityMethods = newValue.map { .type($0) } }
     }
+    /// Identity of the server for known hosts and saved credentials when it is not
+    /// `host:port` (through a gateway; the peer of a reverse connection). One word.
+    public var identity: String?
     /// Credentials to use without asking (a recording's replay, tests). Otherwise the engine
     /// emits `.credentialsRequired` and waits for `provideCredentials`. Never logged.
     public var password: [UInt8]? = nil
@@ -54,9 +62,10 @@ public struct ClientSettings: Sendable {
     public var serverPort: Int = 5900
     /// PEM file of CA certificates for X509 subtypes; nil uses the system store.
     public var x509CAFile: String? = nil
-    /// host:port for messages and the known-hosts file.
+    /// host:port (or `identity`) for messages, the known-hosts file and saved credentials.
     public var serverDescription: String {
-        serverName.contains(":") ? "[\(serverName)]:\(serverPort)" : "\(serverName):\(serverPort)"
+        if let identity { return identity }
+        return serverName.contains(":") ? "[\(serverName)]:\(serverPort)" : "\(serverName):\(serverPort)"
     }
 
     public init() {}

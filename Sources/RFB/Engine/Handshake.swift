@@ -13,14 +13,18 @@ extension ClientEngine {
             switch t {
             case 0: state = .failureReason(prefix: "server refused the connection")
             case UInt32(SecurityType.none):
-                guard settings.securityTypes.contains(SecurityType.none) else {
+                guard settings.allowedTypes.contains(SecurityType.none) else {
+                    if settings.securityTypes.contains(SecurityType.none) { throw downgrade(offered: "None") }
                     throw ProtocolError("server wants security type None, which the accepted security types exclude")
                 }
+                chose(.type(SecurityType.none))
                 events.append(.securityChosen(SecurityType.none)); startInit()
             case UInt32(SecurityType.vncAuth):
-                guard settings.securityTypes.contains(SecurityType.vncAuth) else {
+                guard settings.allowedTypes.contains(SecurityType.vncAuth) else {
+                    if settings.securityTypes.contains(SecurityType.vncAuth) { throw downgrade(offered: "VncAuth") }
                     throw ProtocolError("server wants VNC authentication, which the accepted security types exclude")
                 }
+                chose(.type(SecurityType.vncAuth))
                 events.append(.securityChosen(SecurityType.vncAuth)); state = .vncChallenge; phase = .authenticating
             default:
                 throw ProtocolError("server (RFB 3.3) chose security type \(t), which this viewer does not support")
@@ -34,11 +38,13 @@ extension ClientEngine {
             let offered = (0..<n).map { r.base[r.pos + $0] }
             r.pos += n
             // Our order decides (strongest first), and only what the user allowed.
-            guard let chosen = settings.securityTypes.first(where: { offered.contains($0) }) else {
+            guard let chosen = settings.allowedTypes.first(where: { offered.contains($0) }) else {
                 let names = offered.map { SecurityType.name($0) }.joined(separator: ", ")
+                if settings.securityTypes.contains(where: { offered.contains($0) }) { throw downgrade(offered: names) }
                 let ours = settings.securityMethods.map { $0.name }.joined(separator: ", ")
                 throw ProtocolError("no common security type: server offers \(names); this viewer accepts \(ours)")
             }
+            if chosen != SecurityType.veNCrypt { chose(.type(chosen)) }   // VeNCrypt's subtype says later
             output.append(chosen)
             events.append(.securityChosen(chosen))
             securityDescription = SecurityType.name(chosen)
@@ -99,7 +105,7 @@ extension ClientEngine {
             // the login is over: the password is not kept in memory
             answeredCredentials?.password.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
             answeredCredentials = nil
-            desktopName = name
+            desktopName = ServerText.printable(name)
             framebuffer = Framebuffer(width: w, height: h)
             phase = .normal
             state = .messageType
@@ -107,7 +113,7 @@ extension ClientEngine {
             output += ClientMessage.setPixelFormat(settings.pixelFormat)
             output += ClientMessage.setEncodings(settings.encodingList)
             output += ClientMessage.updateRequest(incremental: false, Rect(x: 0, y: 0, w: w, h: h))
-            events.append(.ready(name: name, width: w, height: h))
+            events.append(.ready(name: desktopName, width: w, height: h))
         default:
             throw ProtocolError("internal: no handshake state")
         }
@@ -152,7 +158,8 @@ extension ClientEngine {
         if let c = answeredCredentials { return c }
         if phase != .awaitingCredentials {
             let q = EngineEvent.credentialsRequired(CredentialRequest(method: method, needsUsername: needsUsername,
-                                                                      server: settings.serverDescription))
+                                                                      server: settings.serverDescription,
+                                                                      protected: chosenMethod?.protectsCredentials ?? false))
             events.append(q)
             question = q
             phaseBeforeQuestion = phase
@@ -228,9 +235,15 @@ extension ClientEngine {
 
     func describeSecurity(_ s: String) { securityDescription = s }
 
+    func chose(_ m: SecurityMethod) { chosenMethod = m }
+
+    /// A server that now offers only methods weaker than this host was reached with before.
+    func downgrade(offered: String) -> ProtocolError {
+        let before = settings.strongestBefore?.listName ?? "a stronger method"
+        return ProtocolError("refusing to connect: \(settings.serverDescription) was reached with \(before) before and now offers only \(offered), which is weaker; someone may be intercepting the connection. If the server's set-up really changed, name the weaker type in the accepted security types")
+    }
+
     private func format3(_ minor: Int) -> String { "RFB 003.00\(minor)\n" }
 
-    func sanitize(_ s: String) -> String {
-        String(s.unicodeScalars.filter { $0.value >= 32 && $0.value != 127 }.prefix(500).map(Character.init))
-    }
+    func sanitize(_ s: String) -> String { ServerText.printable(s, limit: 500) }
 }

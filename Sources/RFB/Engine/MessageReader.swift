@@ -85,7 +85,7 @@ extension ClientEngine {
             guard len <= Limits.maxDesktopNameLength else {
                 throw ProtocolError("DesktopName is \(len) bytes long (limit \(Limits.maxDesktopNameLength))")
             }
-            desktopName = try r.string(len)
+            desktopName = ServerText.printable(try r.string(len))
             events.append(.desktopName(desktopName))
             finishRect()
         case Encoding.cursor:

@@ -7,13 +7,17 @@ import COpenSSL
 final class ARDHandler: SecurityHandler {
     /// DH key length in bytes; macOS uses 128 (1024 bits); 1024 bytes (8192 bits) is plenty.
     static let maxKeyLength = 1024
+    /// Anything shorter than 1024 bits is breakable (macOS sends exactly 128 bytes).
+    static let minKeyLength = 128
     static let credentialField = 64
 
     func step(_ r: inout ByteReader, _ ctx: SecurityContext) throws -> SecurityProgress {
         try r.require(4)
         let g = Int(r.base[r.pos]) << 8 | Int(r.base[r.pos + 1])
         let len = Int(r.base[r.pos + 2]) << 8 | Int(r.base[r.pos + 3])
-        guard len > 0, len <= ARDHandler.maxKeyLength else { throw ProtocolError("Apple Remote Desktop: key length \(len) is outside 1...\(ARDHandler.maxKeyLength)") }
+        guard len >= ARDHandler.minKeyLength, len <= ARDHandler.maxKeyLength else {
+            throw ProtocolError("Apple Remote Desktop: key length \(len) is outside \(ARDHandler.minKeyLength)...\(ARDHandler.maxKeyLength) bytes")
+        }
         guard g > 1 else { throw ProtocolError("Apple Remote Desktop: generator \(g) is invalid") }
         try r.require(4 + 2 * len)
         r.pos += 4
@@ -42,6 +46,12 @@ final class ARDHandler: SecurityHandler {
         defer { BN_free(p); BN_free(ys); BN_clear_free(x); BN_free(g); BN_free(y); BN_clear_free(k) }
         guard let p, let ys, let x, let g, let y, let k, BN_set_word(g, UInt(generator)) == 1,
               BN_is_zero(p) == 0, BN_is_one(p) == 0 else { throw ProtocolError("Apple Remote Desktop: invalid Diffie-Hellman parameters") }
+        // the server's value must lie in (1, p-1): 0, 1 and p-1 force a known shared secret
+        guard let pm1 = BN_dup(p) else { throw ProtocolError("out of memory") }
+        defer { BN_free(pm1) }
+        guard BN_sub_word(pm1, 1) == 1, BN_cmp(ys, BN_value_one()) > 0, BN_cmp(ys, pm1) < 0 else {
+            throw ProtocolError("Apple Remote Desktop: the server's Diffie-Hellman value is outside (1, p-1)")
+        }
         guard BN_mod_exp(y, g, x, p, bnctx) == 1, BN_mod_exp(k, ys, x, p, bnctx) == 1 else {
             throw ProtocolError("Apple Remote Desktop: Diffie-Hellman failed")
         }

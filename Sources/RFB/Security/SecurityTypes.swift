@@ -79,14 +79,19 @@ public enum SecurityMethod: Equatable, Sendable {
 
     /// Strongest first, as TigerVNC's vncviewer orders its default (plus ARD and the RA2 types it
     /// supports): certificate-checked TLS, then RSA-AES, anonymous TLS, then the unencrypted ones.
+    /// VeNCrypt Plain (a password in clear text) is left out, as TigerVNC does: a man in the
+    /// middle offering only it would get the password. It is used only when named.
     public static let defaultOrder: [SecurityMethod] = [
         .veNCrypt(VeNCryptSubtype.x509Plain), .veNCrypt(VeNCryptSubtype.x509Vnc), .veNCrypt(VeNCryptSubtype.x509None),
         .type(SecurityType.ra2_256), .type(SecurityType.ra2),
         .veNCrypt(VeNCryptSubtype.tlsPlain), .veNCrypt(VeNCryptSubtype.tlsVnc), .veNCrypt(VeNCryptSubtype.tlsNone),
         .type(SecurityType.ra2ne_256), .type(SecurityType.ra2ne),
         .type(SecurityType.appleRemoteDesktop),
-        .veNCrypt(VeNCryptSubtype.plain), .type(SecurityType.vncAuth), .type(SecurityType.none),
+        .type(SecurityType.vncAuth), .type(SecurityType.none),
     ]
+
+    /// Every method that can be named, strongest first (the default order plus Plain).
+    public static let all: [SecurityMethod] = defaultOrder.dropLast(2) + [.veNCrypt(VeNCryptSubtype.plain)] + defaultOrder.suffix(2)
 
     static let names: [(String, SecurityMethod)] = [
         ("none", .type(SecurityType.none)), ("vncauth", .type(SecurityType.vncAuth)), ("vnc", .type(SecurityType.vncAuth)),
@@ -100,7 +105,7 @@ public enum SecurityMethod: Equatable, Sendable {
     ]
 
     /// Every method's name, strongest first ("X509Plain, X509Vnc, …"), for messages and help.
-    public static var knownNames: String { defaultOrder.map(\.listName).joined(separator: ", ") }
+    public static var knownNames: String { all.map(\.listName).joined(separator: ", ") }
 
     /// The name as lists of security types spell it (vncviewer's; "ARD" for Apple's).
     public var listName: String { self == .type(SecurityType.appleRemoteDesktop) ? "ARD" : name }
@@ -135,6 +140,51 @@ public enum SecurityMethod: Equatable, Sendable {
     }
 }
 
+/// How much a security method protects, weakest first: a host once reached with one level is not
+/// accepted at a lower one without the user's say (a downgrade may be a man in the middle).
+public enum SecurityStrength: Int, Comparable, Sendable {
+    /// Nothing encrypted (None, VncAuth, Plain).
+    case open = 0
+    /// Encrypted, but to a server nobody vouches for (anonymous TLS, ARD's anonymous DH).
+    case anonymousEncryption = 1
+    /// The login encrypted to a pinned RSA key, the session in clear (RA2ne, RA2ne_256).
+    case pinnedLogin = 2
+    /// The session encrypted to a verified certificate or a pinned key (X509*, RA2, RA2_256).
+    case authenticatedEncryption = 3
+    public static func < (a: SecurityStrength, b: SecurityStrength) -> Bool { a.rawValue < b.rawValue }
+}
+
+extension SecurityMethod {
+    public var strength: SecurityStrength {
+        switch self {
+        case .veNCrypt(let s):
+            if VeNCryptSubtype.usesX509(s) { return .authenticatedEncryption }
+            return VeNCryptSubtype.usesTLS(s) ? .anonymousEncryption : .open
+        case .type(let t):
+            switch t {
+            case SecurityType.ra2, SecurityType.ra2_256: return .authenticatedEncryption
+            case SecurityType.ra2ne, SecurityType.ra2ne_256: return .pinnedLogin
+            case SecurityType.appleRemoteDesktop: return .anonymousEncryption
+            default: return .open
+            }
+        }
+    }
+
+    /// The RFB security types these methods imply, in order (VeNCrypt for any subtype).
+    public static func types(_ methods: [SecurityMethod]) -> [UInt8] {
+        var out: [UInt8] = []
+        for m in methods {
+            let t: UInt8
+            switch m { case .type(let x): t = x; case .veNCrypt: t = SecurityType.veNCrypt }
+            if !out.contains(t) { out.append(t) }
+        }
+        return out
+    }
+
+    /// Whether a password sent with this method is encrypted on the wire.
+    public var protectsCredentials: Bool { strength > .open }
+}
+
 /// What the engine asks for when a security type needs credentials.
 public struct CredentialRequest: Sendable, Equatable {
     /// Security type or subtype name, e.g. "X509Plain", "RA2_256", "VncAuth".
@@ -142,8 +192,11 @@ public struct CredentialRequest: Sendable, Equatable {
     public var needsUsername: Bool
     /// host:port as the user gave it (may be empty in tests).
     public var server: String
-    public init(method: String, needsUsername: Bool, server: String) {
-        self.method = method; self.needsUsername = needsUsername; self.server = server
+    /// Whether the credentials would travel encrypted (saved ones are sent over an unencrypted
+    /// method only when they were saved from one).
+    public var protected: Bool
+    public init(method: String, needsUsername: Bool, server: String, protected: Bool = false) {
+        self.method = method; self.needsUsername = needsUsername; self.server = server; self.protected = protected
     }
 }
 

@@ -16,6 +16,10 @@ protocol SecurityContext: AnyObject {
     func trust(_ id: ServerIdentity) throws
     /// For `--verbose`: what was negotiated.
     func describeSecurity(_ s: String)
+    /// The method now in use (a VeNCrypt subtype), for downgrade memory and saved credentials.
+    func chose(_ method: SecurityMethod)
+    /// The refusal when only methods weaker than this host's before are offered.
+    func downgrade(offered: String) -> ProtocolError
 }
 
 enum SecurityProgress { case progressed, waiting, finished }
@@ -59,11 +63,16 @@ final class VeNCryptHandler: SecurityHandler {
             r.pos += 1
             var offered: [UInt32] = []
             for _ in 0..<n { offered.append(try r.u32()) }
-            let ours: [UInt32] = ctx.settings.securityMethods.compactMap { if case .veNCrypt(let s) = $0 { return s } else { return nil } }
+            func subtypes(_ ms: [SecurityMethod]) -> [UInt32] { ms.compactMap { if case .veNCrypt(let s) = $0 { return s } else { return nil } } }
+            let ours = subtypes(ctx.settings.allowedMethods)
             guard let chosen = ours.first(where: { offered.contains($0) }) else {
+                if subtypes(ctx.settings.securityMethods).contains(where: { offered.contains($0) }) {
+                    throw ctx.downgrade(offered: offered.map(VeNCryptSubtype.name).joined(separator: ", "))
+                }
                 throw ProtocolError("no common VeNCrypt subtype: server offers \(offered.map(VeNCryptSubtype.name).joined(separator: ", ")); this viewer accepts \(ours.map(VeNCryptSubtype.name).joined(separator: ", "))")
             }
             subtype = chosen
+            ctx.chose(.veNCrypt(chosen))
             ctx.send(secBE32(chosen))
             ctx.describeSecurity("VeNCrypt \(VeNCryptSubtype.name(chosen))")
             // the inner authentication may wait for an answer: a state of its own, so the
@@ -71,6 +80,11 @@ final class VeNCryptHandler: SecurityHandler {
             state = VeNCryptSubtype.usesTLS(chosen) ? .tlsAck : .inner
         case .tlsAck:
             guard try r.u8() != 0 else { throw ProtocolError("server could not start TLS for VeNCrypt \(VeNCryptSubtype.name(subtype))") }
+            // a certificate is checked against the name the user gave; without one, refuse
+            // rather than accept any certificate a CA signed for anyone
+            if VeNCryptSubtype.usesX509(subtype) && ctx.settings.serverName.isEmpty {
+                throw ProtocolError("VeNCrypt \(VeNCryptSubtype.name(subtype)) needs the server's name to check its certificate, and none is known")
+            }
             let t = try TLSChannel(anonymous: !VeNCryptSubtype.usesX509(subtype), host: ctx.settings.serverName,
                                    caFile: ctx.settings.x509CAFile)
             try t.start()

@@ -21,16 +21,20 @@ public struct HandshakeAnswers: Sendable {
     public var accepted: @Sendable (ServerIdentity) -> TrustDecision
     /// The user typed these credentials (noted, e.g. for `--save-password`).
     public var typed: @Sendable (CredentialRequest, Credentials) -> Void
-    /// The login succeeded (the session reached ServerInit).
-    public var loggedIn: @Sendable () -> Void
+    /// The login to `server` (its identity) succeeded with `method` (the session reached
+    /// ServerInit): remembered as the least this host may offer next time.
+    public var loggedIn: @Sendable (_ server: String, _ method: SecurityMethod?) -> Void
+    /// The strongest method `server` was reached with before (downgrade protection).
+    public var reachedBefore: @Sendable (_ server: String) -> SecurityMethod?
 
     public init(credentials: @escaping @Sendable (CredentialRequest) -> Credentials? = { _ in nil },
                 trust: @escaping @Sendable (ServerIdentity) -> TrustDecision? = { _ in nil },
                 accepted: @escaping @Sendable (ServerIdentity) -> TrustDecision = { _ in .accept },
                 typed: @escaping @Sendable (CredentialRequest, Credentials) -> Void = { _, _ in },
-                loggedIn: @escaping @Sendable () -> Void = {}) {
+                loggedIn: @escaping @Sendable (String, SecurityMethod?) -> Void = { _, _ in },
+                reachedBefore: @escaping @Sendable (String) -> SecurityMethod? = { _ in nil }) {
         self.credentials = credentials; self.trust = trust; self.accepted = accepted
-        self.typed = typed; self.loggedIn = loggedIn
+        self.typed = typed; self.loggedIn = loggedIn; self.reachedBefore = reachedBefore
     }
 
     /// Nothing answered on its own: every question goes to the front end.
@@ -46,7 +50,8 @@ public struct HandshakeAnswers: Sendable {
             trust: { id in knownHosts.decision(id, acceptNew: trustNew) },
             accepted: { id in knownHosts.acceptAndRemember(id) },
             typed: { req, c in recorder.noteTyped(req, c) },
-            loggedIn: {})
+            loggedIn: { server, method in if let method { knownHosts.rememberSecurity(server: server, method) } },
+            reachedBefore: { server in knownHosts.strongestSecurity(server: server) })
     }
 }
 

@@ -34,6 +34,9 @@ public final class Session: @unchecked Sendable {
     let connector: Connector
     /// Questions the session answers itself before asking the front end. Set before `start()`.
     public var answers = HandshakeAnswers.none
+    /// A reverse connection: each peer is its own identity (known hosts, saved credentials),
+    /// so nothing saved for one peer is handed to another. Set before `start()`.
+    public var identityFromPeer = false
     /// Called on the session thread whenever there is something new (events, damage, state);
     /// the front end uses it to wake its event loop. Must be thread-safe. Set before `start()`.
     public var wake: @Sendable () -> Void = {}
@@ -100,6 +103,7 @@ public final class Session: @unchecked Sendable {
         self.init(spec: plan.description, settings: settings, reconnect: reconnect, liveness: liveness) { log in
             try plan.open(log: log)
         }
+        identityFromPeer = plan.listenPort != nil
     }
 
     public convenience init(spec: HostSpec, settings: ClientSettings) {

@@ -72,7 +72,7 @@ extension Session {
         } catch {
             return (.lost("\(error)", retryable: true, wasReady: false), release)
         }
-        let engine = ClientEngine(settings: settings)
+        let engine = ClientEngine(settings: connectionSettings(t))
         engine.workBudgetPixels = Session.workBudgetPixels
         lock.withLock { transport = t }
         defer {
@@ -90,7 +90,7 @@ extension Session {
             // failures during security negotiation are the server (or the user) saying no:
             // retrying cannot help
             let during: Bool
-            switch phaseBefore {
+            switch engine.phaseAtFailure ?? phaseBefore {
             case .security, .authenticating, .awaitingCredentials, .awaitingTrust: during = true
             default: during = false
             }
@@ -155,6 +155,29 @@ extension Session {
             c.lastByte = monotonicSeconds()
             c.probeSentAt = nil
         }
+    }
+
+    /// The settings for one connection: the peer as identity for a reverse connection, and
+    /// the least security this host was reached with before (unless the user named the types).
+    private func connectionSettings(_ t: any Transport) -> ClientSettings {
+        var s = settings
+        if identityFromPeer {
+            let host = Session.hostPart(t.peer)
+            s.serverName = host
+            s.identity = "reverse=\(host)"   // one word: the stores are space-separated
+        }
+        if !s.securityNamedByUser, let before = answers.reachedBefore(s.serverDescription) {
+            s.minimumStrength = before.strength
+            s.strongestBefore = before
+        }
+        return s
+    }
+
+    /// "1.2.3.4:5678" / "[::1]:5678" → the address alone.
+    static func hostPart(_ peer: String) -> String {
+        if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") { return String(peer[peer.index(after: peer.startIndex)..<close]) }
+        if let colon = peer.lastIndex(of: ":"), peer.filter({ $0 == ":" }).count == 1 { return String(peer[..<colon]) }
+        return peer
     }
 
     /// Hands queued commands and clipboard text to the engine (session thread).
@@ -241,7 +264,10 @@ extension Session {
                 events.removeAll { if case .updateBegan = $0 { return true }; if case .updateEnded = $0 { return true }; return false }
             }
         }
-        if becameReady { log("ready"); answers.loggedIn() }
+        if becameReady {
+            log("ready")
+            answers.loggedIn(e.settings.serverDescription, e.chosenMethod)
+        }
         if !out.isEmpty || becameReady || drew { wake() }
         if let failure { throw failure }
     }

@@ -182,23 +182,33 @@ public final class CredentialRecorder: @unchecked Sendable {
         { [self] req in
             if let pw = given.password, !req.needsUsername || given.username != nil {
                 let c = Credentials(username: req.needsUsername ? given.username ?? "" : "", password: pw)
-                note(req.server, c)
+                note(key(req), c)
                 return c
             }
-            if given.password == nil, let store,
-               let c = store.lookup(server: req.server, username: req.needsUsername ? given.username : "") {
-                return c
+            if given.password == nil, let store {
+                let user = req.needsUsername ? given.username : ""
+                // saved from an encrypted login: only for encrypted ones; saved from an
+                // unencrypted one (it was sent in clear before): for either
+                if req.protected, let c = store.lookup(server: req.server, username: user) { return c }
+                if let c = store.lookup(server: CredentialRecorder.clearKey(req.server), username: user) { return c }
             }
             guard let c = ask(req) else { return nil }
-            note(req.server, Credentials(username: req.needsUsername ? c.username : "", password: c.password))
+            note(key(req), Credentials(username: req.needsUsername ? c.username : "", password: c.password))
             return c
         }
     }
 
     /// Credentials the user typed at a prompt, noted like `provider`'s `ask` answers.
     public func noteTyped(_ req: CredentialRequest, _ c: Credentials) {
-        note(req.server, Credentials(username: req.needsUsername ? c.username : "", password: c.password))
+        note(key(req), Credentials(username: req.needsUsername ? c.username : "", password: c.password))
     }
+
+    /// Where credentials used over an unencrypted method are saved: apart from the others, so
+    /// they are never offered to a method that would send them in clear unless saved that way.
+    static func clearKey(_ server: String) -> String { server + clearSuffix }
+    static let clearSuffix = "#unencrypted"
+
+    private func key(_ req: CredentialRequest) -> String { req.protected ? req.server : CredentialRecorder.clearKey(req.server) }
 
     private func note(_ server: String, _ c: Credentials) {
         lock.withLock { pending = (server, c) }
@@ -217,7 +227,8 @@ public final class CredentialRecorder: @unchecked Sendable {
         guard let p else { return nil }
         do {
             try store.save(server: p.server, credentials: p.credentials)
-            return "saved the password for \(p.credentials.username.isEmpty ? "" : "\(p.credentials.username)@")\(p.server) in \(store.location)"
+            let server = p.server.hasSuffix(CredentialRecorder.clearSuffix) ? String(p.server.dropLast(CredentialRecorder.clearSuffix.count)) : p.server
+            return "saved the password for \(p.credentials.username.isEmpty ? "" : "\(p.credentials.username)@")\(server) in \(store.location)"
         } catch {
             return "\(error)"
         }

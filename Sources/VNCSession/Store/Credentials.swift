@@ -1,3 +1,4 @@
+import CSystem
 import Foundation
 import RFB
 #if canImport(Glibc)
@@ -56,6 +57,32 @@ public enum TerminalPrompt {
     }
 }
 
+/// Secrets the process was started with, taken once and kept out of reach of others.
+public enum ProcessSecrets {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var password: [UInt8]?
+    nonisolated(unsafe) private static var taken = false
+
+    /// First thing in `main`: no core dumps (a password in memory must not land in a core
+    /// file), and VNC_PASSWORD read and removed from the environment, so no child process
+    /// (ssh for --via, secret-tool) inherits it.
+    public static func secureProcess() {
+        _ = farcast_forbid_core_dumps()
+        lock.withLock {
+            if taken { return }
+            taken = true
+            if let v = getenv("VNC_PASSWORD") { password = Array(String(cString: v).utf8) }
+            unsetenv("VNC_PASSWORD")
+        }
+    }
+
+    /// VNC_PASSWORD: as taken by `secureProcess`, else (a library user that never called it)
+    /// from the environment.
+    public static var vncPassword: [UInt8]? {
+        lock.withLock { taken ? password : ProcessInfo.processInfo.environment["VNC_PASSWORD"].map { Array($0.utf8) } }
+    }
+}
+
 /// Builds the engine's credential provider from what the user gave.
 public struct CredentialSources: Sendable {
     /// VNC_USERNAME.
@@ -73,7 +100,7 @@ public struct CredentialSources: Sendable {
     public static func fromEnvironment(passwordFromFile: [UInt8]?, prompt: Bool = TerminalPrompt.available) -> CredentialSources {
         let env = ProcessInfo.processInfo.environment
         let user = env["VNC_USERNAME"].flatMap { $0.isEmpty ? nil : $0 }
-        let pw = passwordFromFile ?? env["VNC_PASSWORD"].map { Array($0.utf8) }
+        let pw = passwordFromFile ?? ProcessSecrets.vncPassword
         return CredentialSources(username: user, password: pw, prompt: prompt)
     }
 

@@ -21,20 +21,28 @@ public final class KnownHosts: Sendable {
     public enum Lookup: Equatable, Sendable {
         case unknown
         case match
-        /// Known with another fingerprint, remembered on `line`.
+        /// Known with another fingerprint (or another kind of key), remembered on `line`.
         case mismatch(remembered: String, line: Int)
+        /// The file exists and cannot be read: nothing can be checked, so nothing is trusted.
+        case unreadable(String)
     }
 
     static func hex(_ b: [UInt8]) -> String { b.map { String(format: "%02x", $0) }.joined() }
 
     public func lookup(_ id: ServerIdentity) -> Lookup {
         KnownHosts.lock.withLock {
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return .unknown }
+            guard FileManager.default.fileExists(atPath: path) else { return .unknown }
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                return .unreadable("cannot read the known-hosts file \(path); no certificate or key can be checked against it")
+            }
             let want = KnownHosts.hex(id.fingerprint)
             for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let f = line.split(separator: " ")
-                guard f.count >= 3, !f[0].hasPrefix("#"), f[0] == id.server, f[1] == id.kind.rawValue else { continue }
-                return f[2] == want ? .match : .mismatch(remembered: String(f[2]), line: i + 1)
+                // identity lines only (kind x509 or rsa); other records share the file
+                guard f.count >= 3, !f[0].hasPrefix("#"), f[0] == id.server,
+                      ServerIdentity.Kind(rawValue: String(f[1])) != nil else { continue }
+                // another kind of key than before is a change too
+                return f[1] == id.kind.rawValue && f[2] == want ? .match : .mismatch(remembered: "\(f[1]) \(f[2])", line: i + 1)
             }
             return .unknown
         }
@@ -43,12 +51,22 @@ public final class KnownHosts: Sendable {
     /// Appends the identity (the file and its directory are created private to the user).
     public func remember(_ id: ServerIdentity) throws {
         try KnownHosts.lock.withLock {
+            try appendLocked("\(id.server) \(id.kind.rawValue) \(KnownHosts.hex(id.fingerprint))\n")
+        }
+    }
+
+    private func append(_ line: String) throws {
+        try KnownHosts.lock.withLock { try appendLocked(line) }
+    }
+
+    /// Appends a line (the file and its directory are created private to the user).
+    private func appendLocked(_ line: String) throws {
+        do {
             let dir = (path as NSString).deletingLastPathComponent
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
-            let line = "\(id.server) \(id.kind.rawValue) \(KnownHosts.hex(id.fingerprint))\n"
             if !FileManager.default.fileExists(atPath: path) {
-                _ = FileManager.default.createFile(atPath: path, contents: Data("# Farcast known hosts: host:port kind sha256\n".utf8),
+                _ = FileManager.default.createFile(atPath: path, contents: Data("# Farcast known hosts: host:port kind sha256 (kind x509 or rsa); host:port security METHOD is the strongest method used\n".utf8),
                                                    attributes: [.posixPermissions: 0o600])
             }
             guard let h = FileHandle(forWritingAtPath: path) else { throw ProtocolError("cannot write \(path)") }
@@ -56,6 +74,27 @@ public final class KnownHosts: Sendable {
             try h.seekToEnd()
             try h.write(contentsOf: Data(line.utf8))
         }
+    }
+
+    /// The strongest security method `server` was reached with (a `host security NAME` line).
+    public func strongestSecurity(server: String) -> SecurityMethod? {
+        KnownHosts.lock.withLock {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+            var best: SecurityMethod?
+            for line in text.split(separator: "\n") {
+                let f = line.split(separator: " ")
+                guard f.count >= 3, f[0] == server, f[1] == "security",
+                      let m = try? SecurityMethod.parseList(String(f[2])).first else { continue }
+                if best.map({ m.strength > $0.strength }) ?? true { best = m }
+            }
+            return best
+        }
+    }
+
+    /// Remembers that `server` was reached with `method`, when it is stronger than before.
+    public func rememberSecurity(server: String, _ method: SecurityMethod) {
+        if let before = strongestSecurity(server: server), before.strength >= method.strength { return }
+        try? append("\(server) security \(method.listName)\n")
     }
 
     /// The decision without asking: known and equal → accept; known and different → refuse
@@ -71,6 +110,8 @@ public final class KnownHosts: Sendable {
                 the connection, or the server got a new \(what). Now: \(id.displayFingerprint); remembered \
                 (\(path) line \(line)): \(old). Refusing to connect. If the change is expected, delete that line.
                 """)
+        case .unreadable(let why):
+            return .reject(why)
         case .unknown:
             return acceptNew ? acceptAndRemember(id) : nil
         }

@@ -86,6 +86,8 @@ public struct ConnectionPlan: Sendable, CustomStringConvertible {
     public var connectTimeout = 10.0
     /// Reverse connection: wait on this port for the server to connect (`target` is ignored).
     public var listenPort: Int?
+    /// With `listenPort`: accept on every interface, not only loopback.
+    public var listenOnAllInterfaces = false
 
     public init(target: ConnectionTarget, via: String? = nil) {
         self.target = target
@@ -97,8 +99,8 @@ public struct ConnectionPlan: Sendable, CustomStringConvertible {
 
     public func open(log: (String) -> Void = { _ in }) throws -> SocketTransport {
         if let port = listenPort {
-            let l = try Listener(port: port)
-            log("listening on port \(port) for a server to connect")
+            let l = try Listener(port: port, loopbackOnly: !listenOnAllInterfaces)
+            log("listening on \(listenOnAllInterfaces ? "every interface" : "loopback"), port \(port), for a server to connect")
             return try l.accept()
         }
         if let gw = via {

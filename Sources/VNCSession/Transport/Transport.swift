@@ -274,11 +274,14 @@ extension SocketTransport {
             throw TransportError("socketpair: \(String(cString: strerror(errno)))")
         }
         let (gwHost, gwPort) = splitGateway(gateway)
+        // a name starting with '-' would be read by ssh as an option (-oProxyCommand=...)
+        guard !gwHost.hasPrefix("-"), !gwHost.isEmpty else { throw TransportError("the --via gateway '\(gateway)' is not a host name") }
+        guard !target.host.hasPrefix("-") else { throw TransportError("the host '\(target.host)' is not a host name") }
         var args = Array(sshCommand.dropFirst())
         if let p = gwPort { args += ["-p", String(p)] }
         // -W host:port, with IPv6 literals in brackets
         let dest = target.host.contains(":") ? "[\(target.host)]:\(target.port)" : "\(target.host):\(target.port)"
-        args += ["-o", "ExitOnForwardFailure=yes", "-W", dest, gwHost]
+        args += ["-o", "ExitOnForwardFailure=yes", "-W", dest, "--", gwHost]
         let p = Process()
         p.executableURL = URL(fileURLWithPath: exe.hasPrefix("/") ? exe : (findInPath(exe) ?? "/usr/bin/\(exe)"))
         p.arguments = args

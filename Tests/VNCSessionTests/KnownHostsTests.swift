@@ -1,0 +1,53 @@
+import Foundation
+import RFB
+@testable import VNCSession
+import XCTest
+
+/// The known-hosts file: identities (fail closed when unreadable, another kind of key is a
+/// change) and the strongest security method each host was reached with.
+final class KnownHostsTests: XCTestCase {
+    func path() -> String {
+        let d = NSTemporaryDirectory() + "farcast-kh-\(getpid())-\(UUID().uuidString.prefix(6))"
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: d) }
+        return d + "/known_hosts"
+    }
+
+    func id(_ kind: ServerIdentity.Kind, _ fp: UInt8) -> ServerIdentity {
+        ServerIdentity(kind: kind, server: "h:5900", fingerprint: [fp, 2, 3], displayFingerprint: "fp", verifyError: nil, subject: nil)
+    }
+
+    func testUnknownRememberedChangedAndOtherKind() throws {
+        let kh = KnownHosts(path: path())
+        XCTAssertNil(kh.decision(id(.x509, 1), acceptNew: false), "unknown: ask")
+        XCTAssertEqual(kh.acceptAndRemember(id(.x509, 1)), .accept)
+        XCTAssertEqual(kh.decision(id(.x509, 1), acceptNew: false), .accept)
+        guard case .reject(let why)? = kh.decision(id(.x509, 9), acceptNew: true) else { return XCTFail("a changed certificate is refused") }
+        XCTAssertTrue(why.contains("HAS CHANGED"), why)
+        // the same host showing an RSA-AES key instead of its certificate: changed too
+        guard case .reject(let why2)? = kh.decision(id(.rsa, 1), acceptNew: true) else { return XCTFail("another kind of key is a change") }
+        XCTAssertTrue(why2.contains("HAS CHANGED"), why2)
+    }
+
+    func testUnreadableFileFailsClosed() throws {
+        let p = path()
+        let kh = KnownHosts(path: p)
+        XCTAssertEqual(kh.acceptAndRemember(id(.x509, 1)), .accept)
+        // a directory where the file should be cannot be read
+        try FileManager.default.removeItem(atPath: p)
+        try FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
+        guard case .reject(let why)? = kh.decision(id(.x509, 1), acceptNew: true) else { return XCTFail("unreadable: refused") }
+        XCTAssertTrue(why.contains("cannot read the known-hosts file"), why)
+    }
+
+    func testStrongestSecurityIsRemembered() throws {
+        let kh = KnownHosts(path: path())
+        XCTAssertNil(kh.strongestSecurity(server: "h:5900"))
+        kh.rememberSecurity(server: "h:5900", .type(SecurityType.vncAuth))
+        kh.rememberSecurity(server: "h:5900", .veNCrypt(VeNCryptSubtype.x509Plain))
+        kh.rememberSecurity(server: "h:5900", .veNCrypt(VeNCryptSubtype.tlsNone))   // weaker: not lowered
+        XCTAssertEqual(kh.strongestSecurity(server: "h:5900"), .veNCrypt(VeNCryptSubtype.x509Plain))
+        XCTAssertNil(kh.strongestSecurity(server: "h:5901"))
+        // security lines are not identities
+        XCTAssertNil(kh.decision(id(.x509, 1), acceptNew: false))
+    }
+}
