@@ -21,6 +21,10 @@ PKGS=(
   dbus gnome-keyring libsecret-tools
   # harness in ../shared/tools
   python3 procps
+  # packaging (scripts/package.sh) and its checks (scripts/test-package.sh): Debian's build tools,
+  # lintian, the desktop entry and AppStream validators, SVG to PNG, man, xdg-open, a Debian root
+  debhelper dpkg-dev fakeroot lintian desktop-file-utils appstream librsvg2-bin man-db xdg-utils
+  debootstrap rsync
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Builds Farcast and runs the whole test suite (unit, decoder vectors, interop against real
-# Xvnc/x11vnc started on loopback by the tests). Installs what it needs first.
+# Xvnc/x11vnc started on loopback by the tests), then the package checks
+# (scripts/test-package.sh: builds the .deb, validates it, installs it into a Debian 12 root).
+# Installs what it needs first. With arguments (e.g. --filter X) they go to `swift test` and
+# the package checks are left out; FARCAST_SKIP_PACKAGE=1 leaves them out too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 swift build --build-tests
 # XCTest runs the suites in one process; interop tests start and stop their own servers.
 swift test --skip-build "$@"
+if [ $# -eq 0 ] && [ "${FARCAST_SKIP_PACKAGE:-0}" != 1 ]; then
+  bash scripts/test-package.sh
+fi

@@ -6,10 +6,19 @@ enum FarcastVersion {
     static let string = "0.3.0"
 }
 
+/// The name help, the man page and shell completions use: `farcast` when run by that name (the
+/// installed package's /usr/bin/farcast), else `viewer`, the command this project has always had.
+enum FarcastCommandName {
+    static let string: String = {
+        let invoked = CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+        return invoked == "farcast" ? "farcast" : "viewer"
+    }()
+}
+
 @main
 struct Viewer: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "viewer",
+        commandName: FarcastCommandName.string,
         abstract: "Farcast, a VNC viewer.",
         version: FarcastVersion.string,
         subcommands: [ViewCommand.self, SnapshotCommand.self, BenchCommand.self, RenderBenchCommand.self],
