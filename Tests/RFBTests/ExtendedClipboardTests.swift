@@ -151,6 +151,16 @@ final class ExtendedClipboardTests: XCTestCase {
         let n = -Int(Int32(bitPattern: UInt32(out[4]) << 24 | UInt32(out[5]) << 16 | UInt32(out[6]) << 8 | UInt32(out[7])))
         XCTAssertEqual(n, out.count - 8)
         XCTAssertEqual(try EC.parse(Array(out[8...])), .provide([.init(format: .text, data: Array("日本 😀\r\nx".utf8) + [0])]))
+        // the same text is provided once: a server repeating its Request gets nothing more
+        // (each would queue the whole text again, up to 10 MiB)
+        for _ in 0..<5 { try e.feed(EC.serverMessage(.request(.text))) }
+        XCTAssertEqual(e.takeOutput(), [])
+        // a new local text is provided again when asked
+        e.sendCutText("second")
+        _ = e.takeOutput()
+        try e.feed(EC.serverMessage(.request(.text)) + EC.serverMessage(.request(.text)))
+        let again = e.takeOutput()
+        XCTAssertEqual(try EC.parse(Array(again[8...])), .provide([.init(format: .text, data: Array("second".utf8) + [0])]))
         // a peek is answered with a notify
         try e.feed(EC.serverMessage(.peek))
         XCTAssertEqual(e.takeOutput(), EC.clientMessage(.notify(.text)))

@@ -102,4 +102,20 @@ final class SecurityPolicyTests: XCTestCase {
         let reason = Array("no\u{1b}[31mred!".utf8)
         fails(ClientSettings(), S.version("003.008") + [0] + be32(UInt32(reason.count)) + reason, "refused the connection: no[31mred!")
     }
+
+    /// A refused login names the method, says only what was asked, and has balanced brackets.
+    func testRefusedLoginMessages() throws {
+        var s = ClientSettings()
+        s.securityMethods = [.veNCrypt(2)]   // VncAuth offered as a VeNCrypt subtype, no TLS
+        s.password = Array("pw".utf8)
+        fails(s, S.version("003.008") + [1, 19] + [0, 2] + [0] + [1] + be32(2) + [UInt8](repeating: 1, count: 16) + be32(1) + be32(0),
+              "authentication failed with VncAuth (wrong password?)")
+        var ard = ClientSettings()
+        ard.securityMethods = [.type(SecurityType.appleRemoteDesktop)]
+        ard.username = "u"; ard.password = Array("p".utf8)
+        var p = [UInt8](repeating: 0xff, count: 128); p[0] = 0xfb
+        var y = [UInt8](repeating: 0, count: 128); y[127] = 5
+        fails(ard, Array("RFB 003.889\n".utf8) + [1, 30] + [0, 2, 0, 128] + p + y + be32(1) + be32(0),
+              "authentication failed with ARD (wrong user name or password?)")
+    }
 }

@@ -23,6 +23,9 @@ final class KnownHostsTests: XCTestCase {
         XCTAssertEqual(kh.decision(id(.x509, 1), acceptNew: false), .accept)
         guard case .reject(let why)? = kh.decision(id(.x509, 9), acceptNew: true) else { return XCTFail("a changed certificate is refused") }
         XCTAssertTrue(why.contains("HAS CHANGED"), why)
+        // both fingerprints in one form, comparable by eye
+        XCTAssertTrue(why.contains("Now: x509 SHA-256 09:02:03;"), why)
+        XCTAssertTrue(why.contains("x509 SHA-256 01:02:03. Refusing"), why)
         // the same host showing an RSA-AES key instead of its certificate: changed too
         guard case .reject(let why2)? = kh.decision(id(.rsa, 1), acceptNew: true) else { return XCTFail("another kind of key is a change") }
         XCTAssertTrue(why2.contains("HAS CHANGED"), why2)

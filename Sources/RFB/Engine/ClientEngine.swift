@@ -60,6 +60,8 @@ public final class ClientEngine: SecurityContext {
     var channelStopping = false
     /// Scratch space for raw bytes when a channel decrypts into `input`.
     private var rawScratch: [UInt8] = []
+    /// Whether the login asked for a user name (for the message when it is refused).
+    var usernameAsked = false
     /// The security method in use once chosen (a VeNCrypt subtype once the server took it).
     public internal(set) var chosenMethod: SecurityMethod?
     /// What the security handshake negotiated, e.g. "VeNCrypt X509Plain, TLSv1.3 TLS_AES_256_GCM_SHA384".

@@ -289,6 +289,9 @@ final class ExtendedClipboardState {
     /// The Provide message for our current text, offered to the server; nil when the server
     /// owns the clipboard.
     private var local: [UInt8]?
+    /// The server already has `local`: a Request is answered once per local change, so a
+    /// server repeating Requests cannot make us queue the same (up to 10 MiB) text again.
+    private var localProvided = false
 
     init(limit: Int) { self.limit = limit }
 
@@ -310,7 +313,8 @@ final class ExtendedClipboardState {
                                                          sizes: [UInt32(clamping: limit + 1)]))
             events.append(.extendedClipboardSupported)
         case .request(let f):
-            guard f.contains(.text), let provide = local else { return }
+            guard f.contains(.text), let provide = local, !localProvided else { return }
+            localProvided = true
             out += provide
         case .peek:
             if serverActions.contains(.notify) { out += ExtendedClipboard.clientMessage(.notify(local == nil ? [] : .text)) }
@@ -336,6 +340,7 @@ final class ExtendedClipboardState {
             return
         }
         local = c.provide
+        localProvided = false
         if serverActions.contains(.notify) {
             out += ExtendedClipboard.clientMessage(.notify(.text))
         } else if serverActions.contains(.provide) {
@@ -344,6 +349,7 @@ final class ExtendedClipboardState {
                 events.append(.cutTextNotSent(length: c.wireCount - 1, limit: max(0, serverTextLimit - 1)))
                 return
             }
+            localProvided = true
             out += c.provide
         }
     }

@@ -80,7 +80,11 @@ extension ClientEngine {
             switch chosen {
             case SecurityType.vncAuth: what = "authentication failed (wrong password?)"
             case SecurityType.none: what = "security handshake failed"
-            default: what = "authentication failed (\(securityDescription.split(separator: ",").first.map(String.init) ?? "?"); wrong user name or password?)"
+            default:
+                // name the method, and only what was asked: a password alone, or both
+                let method = chosenMethod?.listName ?? SecurityType.name(chosen)
+                let wrong = usernameAsked ? "wrong user name or password?" : "wrong password?"
+                what = "authentication failed with \(method) (\(wrong))"
             }
             if minorVersion >= 8 { state = .failureReason(prefix: what) }
             else { throw ProtocolError(res == 2 ? "authentication failed: too many attempts" : what) }
@@ -152,6 +156,7 @@ extension ClientEngine {
     /// The credentials the settings hold, else those answered; otherwise asks (an event) and
     /// waits: the unit is parsed again once `provideCredentials` is called.
     func credentials(method: String, needsUsername: Bool) throws -> Credentials {
+        usernameAsked = needsUsername
         if let pw = settings.password, !needsUsername || settings.username != nil {
             return Credentials(username: settings.username ?? "", password: pw)
         }

@@ -265,6 +265,7 @@ extension Session {
             }
         }
         if becameReady {
+            log("security: \(e.securityDescription)")   // e.g. the VeNCrypt subtype and TLS version
             log("ready")
             answers.loggedIn(e.settings.serverDescription, e.chosenMethod)
         }

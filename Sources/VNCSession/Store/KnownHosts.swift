@@ -29,6 +29,25 @@ public final class KnownHosts: Sendable {
 
     static func hex(_ b: [UInt8]) -> String { b.map { String(format: "%02x", $0) }.joined() }
 
+    /// "ab12…" → "AB:12:…", the form fingerprints are shown in, so two can be compared by eye.
+    static func colon(_ hex: String) -> String {
+        var out: [String] = []
+        var i = hex.startIndex
+        while i < hex.endIndex {
+            let j = hex.index(i, offsetBy: 2, limitedBy: hex.endIndex) ?? hex.endIndex
+            out.append(hex[i..<j].uppercased())
+            i = j
+        }
+        return out.joined(separator: ":")
+    }
+
+    /// A remembered "kind hex" as "kind SHA-256 AB:CD:…".
+    static func describe(_ remembered: String) -> String {
+        let f = remembered.split(separator: " ")
+        guard f.count == 2 else { return remembered }
+        return "\(f[0]) SHA-256 \(colon(String(f[1])))"
+    }
+
     public func lookup(_ id: ServerIdentity) -> Lookup {
         KnownHosts.lock.withLock {
             guard FileManager.default.fileExists(atPath: path) else { return .unknown }
@@ -107,8 +126,9 @@ public final class KnownHosts: Sendable {
         case .mismatch(let old, let line):
             return .reject("""
                 WARNING: THE \(what.uppercased()) OF \(id.server) HAS CHANGED. Someone may be intercepting \
-                the connection, or the server got a new \(what). Now: \(id.displayFingerprint); remembered \
-                (\(path) line \(line)): \(old). Refusing to connect. If the change is expected, delete that line.
+                the connection, or the server got a new \(what). Now: \(id.kind.rawValue) SHA-256 \
+                \(KnownHosts.colon(KnownHosts.hex(id.fingerprint))); remembered (\(path) line \(line)): \
+                \(KnownHosts.describe(old)). Refusing to connect. If the change is expected, delete that line.
                 """)
         case .unreadable(let why):
             return .reject(why)
