@@ -123,7 +123,14 @@ w.send_event(ev, event_mask=0); d.flush()
         XCTAssertLessThan(now() - start, 18, "the flood is still running")
         let closed = now()
         _ = try runTool("python3", [closerURL.path, wid], in: dir, environment: env)
-        XCTAssertTrue(poll(timeout: 5) { !viewer.isRunning }, "viewer exited")
+        let exited = poll(timeout: 5) { !viewer.isRunning }
+        var stacks = ""
+        if !exited, InteropTools.path("gdb") != nil {
+            // where it is stuck, for the failure message
+            stacks = (try? runTool("gdb", ["-p", "\(viewer.pid)", "-batch", "-ex", "thread apply all bt 12"], in: dir,
+                                   timeout: 30, allowFailure: true)).map { String(decoding: $0.stdout, as: UTF8.self) } ?? ""
+        }
+        XCTAssertTrue(exited, "viewer exited: \(viewer.logTail())\n\(stacks.suffix(6000))")
         XCTAssertLessThan(now() - closed, 1.0, "the viewer took \(now() - closed) s to exit")
         XCTAssertFalse(server.logTail().contains("sent"), "the flood was still running when the window closed: \(server.logTail())")
     }
