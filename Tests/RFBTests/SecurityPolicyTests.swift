@@ -116,6 +116,6 @@ final class SecurityPolicyTests: XCTestCase {
         var p = [UInt8](repeating: 0xff, count: 128); p[0] = 0xfb
         var y = [UInt8](repeating: 0, count: 128); y[127] = 5
         fails(ard, Array("RFB 003.889\n".utf8) + [1, 30] + [0, 2, 0, 128] + p + y + be32(1) + be32(0),
-              "authentication failed with ARD (wrong user name or password?)")
+              "authentication failed with Apple Remote Desktop (wrong user name or password?)")
     }
 }

@@ -82,7 +82,7 @@ extension ClientEngine {
             case SecurityType.none: what = "security handshake failed"
             default:
                 // name the method, and only what was asked: a password alone, or both
-                let method = chosenMethod?.listName ?? SecurityType.name(chosen)
+                let method = chosenMethod?.name ?? SecurityType.name(chosen)
                 let wrong = usernameAsked ? "wrong user name or password?" : "wrong password?"
                 what = "authentication failed with \(method) (\(wrong))"
             }
