@@ -54,27 +54,39 @@ public final class Framebuffer: @unchecked Sendable {
     @inline(__always) func bandRows(_ w: Int) -> Int { max(1, Framebuffer.bandPixels / max(1, w)) }
 
     /// Caller has checked `contains(r)` and holds the writer lock (yielded between bands).
-    public func fill(_ r: Rect, _ pixel: UInt32) {
-        if r.isEmpty { return }
+    @inline(__always) public func fill(_ r: Rect, _ pixel: UInt32) {
+        if r.area <= Framebuffer.bandPixels {
+            // the common case (subrects, tiles): no bands
+            for y in r.y..<r.maxY { (pixels + y * width + r.x).update(repeating: pixel, count: r.w) }
+        } else {
+            fillInBands(r, pixel)
+        }
+    }
+
+    private func fillInBands(_ r: Rect, _ pixel: UInt32) {
         let band = bandRows(r.w)
-        for y in r.y..<r.maxY {
-            if (y - r.y) % band == band - 1 { lock.yieldToReaders() }
-            (pixels + y * width + r.x).update(repeating: pixel, count: r.w)
+        var y = r.y
+        while y < r.maxY {
+            let end = min(r.maxY, y + band)
+            for row in y..<end { (pixels + row * width + r.x).update(repeating: pixel, count: r.w) }
+            y = end
+            if y < r.maxY { lock.yieldToReaders() }
         }
     }
 
     /// CopyRect: caller has checked both rects. Overlapping copies go in the safe direction.
     public func copy(from sx: Int, _ sy: Int, to r: Rect) {
         if r.isEmpty { return }
-        let band = bandRows(r.w)
+        // small copies (the common case) never stop for a reader
+        let band = r.area <= Framebuffer.bandPixels ? Int.max : bandRows(r.w)
         if sy < r.y {
             for y in stride(from: r.h - 1, through: 0, by: -1) {
-                if y % band == 0 { lock.yieldToReaders() }
+                if band != Int.max && y % band == 0 { lock.yieldToReaders() }
                 (pixels + (r.y + y) * width + r.x).update(from: pixels + (sy + y) * width + sx, count: r.w)
             }
         } else {
             for y in 0..<r.h {
-                if y % band == band - 1 { lock.yieldToReaders() }
+                if band != Int.max && y % band == band - 1 { lock.yieldToReaders() }
                 // update(from:) is memmove-safe for the same-row overlap case
                 UnsafeMutableRawPointer(pixels + (r.y + y) * width + r.x)
                     .copyMemory(from: pixels + (sy + y) * width + sx, byteCount: r.w * 4)
