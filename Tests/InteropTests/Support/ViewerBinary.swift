@@ -37,14 +37,21 @@ extension XCTestCase {
                            file: StaticString = #filePath, line: UInt = #line) throws -> ChildProcess {
         let env = ["DISPLAY": display, "SDL_VIDEODRIVER": "x11"].merging(environment) { $1 }
         let v = try ChildProcess(name: name, executable: viewerPath,
-                                 arguments: ["127.0.0.1::\(port)", "--encodings", "raw"] + args,
+                                 arguments: ["127.0.0.1::\(port)", "--encodings", "raw", "-v"] + args,
                                  logURL: dir.appendingPathComponent("\(name).log"), environment: env)
         addTeardownBlock { v.stop() }
-        XCTAssertTrue(poll(timeout: 20) {
+        let ready = poll(timeout: 20) {
             guard let r = try? runTool("xdotool", ["search", "--name", "farcast-interop"], in: dir,
                                        environment: ["DISPLAY": display], allowFailure: true) else { return false }
             return !r.stdout.isEmpty
-        }, "viewer window ready: \(v.logTail())", file: file, line: line)
+        }
+        var stacks = ""
+        if !ready, v.isRunning, InteropTools.path("gdb") != nil {
+            // where it is stuck, for the failure message
+            stacks = (try? runTool("gdb", ["-p", "\(v.pid)", "-batch", "-ex", "thread apply all bt 14"], in: dir,
+                                   timeout: 30, allowFailure: true)).map { String(decoding: $0.stdout, as: UTF8.self) } ?? ""
+        }
+        XCTAssertTrue(ready, "viewer window ready: \(v.logTail(30))\n\(stacks.suffix(8000))", file: file, line: line)
         return v
     }
 }
