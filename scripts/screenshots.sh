@@ -46,7 +46,7 @@ sleep 2
 
 # The local display the window is shown on.
 l=$(free_display $((r + 1)))
-Xvfb :$l -screen 0 1280x800x24 -nolisten tcp >"$tmp/xvfb.log" 2>&1 & pids+=($!)
+Xvfb :$l -screen 0 1280x800x24 -nolisten tcp -noreset >"$tmp/xvfb.log" 2>&1 & pids+=($!)
 wait_display :$l
 DISPLAY=:$l SDL_RENDER_DRIVER=software "$VIEWER" --scale 1:1 "127.0.0.1::$port" >"$tmp/viewer.log" 2>&1 & pids+=($!)
 win=

@@ -181,7 +181,7 @@ update-desktop-database "$XDG_DATA_HOME/applications"
 check "xdg-mime query default x-scheme-handler/vnc is farcast.desktop" \
   bash -c '[ "$(xdg-mime query default x-scheme-handler/vnc)" = farcast.desktop ]'
 l=$(free_display $((r + 1)))
-setsid Xvfb :$l -screen 0 1024x768x24 -nolisten tcp >"$tmp/xvfb.log" 2>&1 & pids+=($!)
+setsid Xvfb :$l -screen 0 1024x768x24 -nolisten tcp -noreset >"$tmp/xvfb.log" 2>&1 & pids+=($!)
 wait_display :$l
 opened() {
   (export DISPLAY=:$l PATH=$tmp/pkg/usr/bin:$PATH SDL_RENDER_DRIVER=software; unset BROWSER

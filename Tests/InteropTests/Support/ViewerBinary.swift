@@ -18,8 +18,10 @@ extension XCTestCase {
     func startLocalXvfb(avoiding used: Set<Int>, size: String, dir: URL,
                         file: StaticString = #filePath, line: UInt = #line) throws -> Int {
         let local = try XDisplays.freeDisplay(avoiding: used)
+        // -noreset: without it Xvfb resets when its last client leaves (the viewer's own
+        // setxkbmap query), and a connection made during the reset fails ("x11 not available")
         let xvfb = try ChildProcess(name: "Xvfb", executable: InteropTools.need("Xvfb"),
-                                    arguments: [":\(local)", "-screen", "0", "\(size)x24", "-nolisten", "tcp"],
+                                    arguments: [":\(local)", "-screen", "0", "\(size)x24", "-nolisten", "tcp", "-noreset"],
                                     logURL: dir.appendingPathComponent("xvfb.log"))
         addTeardownBlock { xvfb.stop(); XDisplays.removeLeftovers(display: local, pid: xvfb.pid) }
         XCTAssertTrue(poll(timeout: 15) { FileManager.default.fileExists(atPath: XDisplays.socketPath(local)) }, "Xvfb up",
