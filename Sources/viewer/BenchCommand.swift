@@ -16,7 +16,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Write the final framebuffer (without cursor) of the last file as PNG.")
     var finalFrame: String?
 
-    @Option(help: "Decode each file this many times and report the fastest.", transform: Parse.positive("--repeats", "a count from 1"))
+    @Option(help: "Decode each file this many times and report the fastest.", transform: Parse.positive("a count from 1"))
     var repeats: Int = 1
 
     @Flag(help: "Also time zlib inflate and TurboJPEG decompress inside the decode (adds clock reads).")

@@ -17,7 +17,7 @@ struct ConnectionOptions: ParsableArguments {
     @Flag(help: "With --listen: accept connections on every network interface, not only loopback.")
     var listenAll = false
 
-    @Option(help: "Seconds to wait for a connection to be made.", transform: Parse.seconds("--connect-timeout"))
+    @Option(help: "Seconds to wait for a connection to be made.", transform: Parse.seconds)
     var connectTimeout: Double = 10
 
     @Option(help: "Encodings in order of preference, e.g. zrle,copyrect (\(Encoding.knownNames)).", transform: Parse.encodings)
@@ -26,10 +26,10 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Password file in vncpasswd format (TigerVNC/TightVNC). VNC_PASSWORD is used when absent.")
     var passwordFile: String?
 
-    @Option(help: "Tight JPEG quality 0-9 (lossy); omit for lossless.", transform: Parse.level("--quality"))
+    @Option(help: "Tight JPEG quality 0-9 (lossy); omit for lossless.", transform: Parse.level)
     var quality: Int?
 
-    @Option(help: "Compression level 0-9.", transform: Parse.level("--compress"))
+    @Option(help: "Compression level 0-9.", transform: Parse.level)
     var compress: Int?
 
     @Option(help: "Pixel format to ask for: rgb888 (default), rgb565, bgr233, cmap8 (8 bpp colour map).")

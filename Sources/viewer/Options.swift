@@ -27,22 +27,18 @@ enum Parse {
         do { return try SecurityMethod.parseList(s) } catch { throw ValidationError("\(error)") }
     }
 
-    /// 0-9 for --quality and --compress.
-    static func level(_ option: String) -> @Sendable (String) throws -> Int {
-        { s in
-            guard let n = Int(s), (0...9).contains(n) else { throw ValidationError("give a whole number from 0 to 9") }
-            return n
-        }
+    /// 0-9 for --quality and --compress (ArgumentParser names the option in its message).
+    static func level(_ s: String) throws -> Int {
+        guard let n = Int(s), (0...9).contains(n) else { throw ValidationError("give a whole number from 0 to 9") }
+        return n
     }
 
     /// A positive, finite number of seconds.
-    static func seconds(_ option: String) -> @Sendable (String) throws -> Double {
-        { s in
-            guard let v = Double(s), v.isFinite, v > 0, v <= 86_400 else {
-                throw ValidationError("give a number of seconds above 0 and at most 86400")
-            }
-            return v
+    static func seconds(_ s: String) throws -> Double {
+        guard let v = Double(s), v.isFinite, v > 0, v <= 86_400 else {
+            throw ValidationError("give a number of seconds above 0 and at most 86400")
         }
+        return v
     }
 
     static func scaling(_ s: String) throws -> ScalingMode {
@@ -62,7 +58,7 @@ enum Parse {
         return .number(n)
     }
 
-    static func positive(_ option: String, _ what: String) -> @Sendable (String) throws -> Int {
+    static func positive(_ what: String) -> @Sendable (String) throws -> Int {
         { s in
             guard let n = Int(s), n >= 1 else { throw ValidationError("give \(what)") }
             return n

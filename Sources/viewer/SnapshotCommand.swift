@@ -14,10 +14,10 @@ struct SnapshotCommand: ParsableCommand {
     @Option(name: .short, help: "Output PNG file.")
     var output: String
 
-    @Option(help: "Milliseconds without updates that count as quiet.", transform: Parse.positive("--quiet-ms", "a number of milliseconds from 1"))
+    @Option(help: "Milliseconds without updates that count as quiet.", transform: Parse.positive("a number of milliseconds from 1"))
     var quietMs: Int = 500
 
-    @Option(help: "Seconds to wait at most.", transform: Parse.seconds("--timeout"))
+    @Option(help: "Seconds to wait at most.", transform: Parse.seconds)
     var timeout: Double = 30
 
     func run() throws {

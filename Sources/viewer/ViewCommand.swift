@@ -25,7 +25,7 @@ struct ViewCommand: ParsableCommand {
     var trackpad = false
 
     @Option(help: "Start on remote screen N of a multi-monitor desktop (1 is the top-left one; F9 opens the screen picker). Without it, the last screen chosen for this host.",
-            transform: Parse.positive("--monitor", "a remote screen number from 1 (1 is the top-left one)"))
+            transform: Parse.positive("a remote screen number from 1 (1 is the top-left one)"))
     var monitor: Int?
 
     @Flag(help: "Make the server's desktop follow the window's size (asked once the window has been still for half a second), as TigerVNC's RemoteResize. With --display all, one remote screen per local display.")
@@ -41,7 +41,7 @@ struct ViewCommand: ParsableCommand {
     var clipboard: ClipboardDirection = .both
 
     @Option(help: "Largest clipboard text in bytes (UTF-8), both ways; larger texts are refused with a notice, never truncated. Default 10 MiB.",
-            transform: Parse.positive("--clipboard-max-size", "a positive number of bytes"))
+            transform: Parse.positive("a positive number of bytes"))
     var clipboardMaxSize: Int?
 
     @Flag(help: "Also use the PRIMARY selection (select to copy, middle-click to paste): the server's text is put on it too, and a new local selection is sent (as --clipboard allows).")

@@ -42,7 +42,7 @@ final class ClipboardBridge {
         self.session = session
         self.direction = direction
         self.primary = primary
-        send = { [session] text in _ = session.sendCutText(text) }
+        send = { [session] text in session.sendCutText(text) }
     }
 
     var selections: [Selection] { primary ? [.clipboard, .primary] : [.clipboard] }

@@ -69,8 +69,6 @@ public final class Session: @unchecked Sendable {
         var desktopName = ""
         var screenLayout: ScreenLayout?
         var supportsSetDesktopSize = false
-        /// The engine waits for an answer from the front end.
-        var awaitingAnswer = false
     }
     /// Wakes the retry wait; `finished` is signalled when the session thread exits.
     let wakeup = NSCondition()

@@ -64,7 +64,6 @@ extension Session {
         lock.withLock {
             commands.removeAll()
             pendingCutText = nil   // like other input, not replayed on a later connection
-            mirror.awaitingAnswer = false
         }
         let t: any Transport
         do {
@@ -257,7 +256,6 @@ extension Session {
             mirror.desktopName = e.desktopName
             mirror.screenLayout = e.screenLayout
             mirror.supportsSetDesktopSize = e.supportsSetDesktopSize
-            mirror.awaitingAnswer = e.lastQuestion != nil
             if becameReady { _state = .ready }
             events += out
             if events.count > Session.maxQueuedEvents {
