@@ -38,7 +38,7 @@ let package = Package(
             "RFB", "VNCSession", "Interaction", "SDLViewer", "FarcastTools",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "RFBTests", dependencies: ["RFB", "FarcastTools", "CZlib", "CTurboJPEG"]),
+        .testTarget(name: "RFBTests", dependencies: ["RFB", "FarcastTools", "CZlib", "CTurboJPEG", "COpenSSL"]),
         .testTarget(name: "FarcastToolsTests", dependencies: ["FarcastTools", "RFB", "CZlib"]),
         .testTarget(name: "InteractionTests", dependencies: ["Interaction", "RFB", "CXKBCommon"]),
         .testTarget(name: "SDLViewerTests", dependencies: ["SDLViewer", "Interaction", "VNCSession", "RFB", "CSDL2"]),

@@ -136,6 +136,25 @@ public final class ClientEngine: SecurityContext {
         output.removeAll(keepingCapacity: true)
         rawOutput += ch.takeRaw()
     }
+    /// Before the connection is closed: ends an encrypted session in order (TLS close_notify
+    /// into the output), so the server sees a clean end and not a truncation.
+    public func closeSecureChannel() {
+        guard let ch = channel else { return }
+        if !output.isEmpty { flushOutput() }
+        ch.close()
+        rawOutput += ch.takeRaw()
+    }
+    /// The server ended the encrypted stream (TLS close_notify): the connection is over even
+    /// if the socket stays open, and later bytes are dropped unread.
+    public var streamEnded: Bool { channel?.peerClosed ?? false }
+    /// Part of a server message is buffered or being decoded: a server that stops sending now
+    /// is stalled, not idle.
+    public var isMidMessage: Bool {
+        guard phase == .normal else { return false }
+        if input.count > 0 { return true }
+        if case .messageType = state { return false }
+        return true
+    }
     public func takeEvents() -> [EngineEvent] { defer { events.removeAll(keepingCapacity: true) }; return events }
 
     // MARK: feeding

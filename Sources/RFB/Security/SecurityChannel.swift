@@ -12,4 +12,13 @@ protocol SecureChannel: AnyObject {
     /// Raw bytes for the socket.
     func takeRaw() -> [UInt8]
     var hasRaw: Bool { get }
+    /// The server ended the encrypted stream (TLS close_notify): nothing after it is read.
+    var peerClosed: Bool { get }
+    /// Ends the encrypted stream from our side (TLS close_notify into `takeRaw`).
+    func close()
+}
+
+extension SecureChannel {
+    var peerClosed: Bool { false }
+    func close() {}
 }

@@ -14,6 +14,9 @@ final class TLSChannel: SecureChannel {
     private(set) var handshakeDone = false
     /// Set once the server sent close_notify.
     private(set) var closed = false
+    /// Set once our close_notify went into `takeRaw`.
+    private var sentClose = false
+    var peerClosed: Bool { closed }
 
     /// Largest plaintext read at once; TLS records are at most 16 KiB anyway.
     static let readChunk = 16 * 1024
@@ -77,6 +80,8 @@ final class TLSChannel: SecureChannel {
     }
 
     func ingest(_ p: UnsafeRawPointer, _ n: Int) throws {
+        // After close_notify the stream is over: what follows would only pile up in the BIO.
+        guard !closed else { return }
         var off = 0
         while off < n {
             let w = BIO_write(rbio, p + off, Int32(min(n - off, Int(Int32.max))))
@@ -113,6 +118,15 @@ final class TLSChannel: SecureChannel {
     }
 
     var hasRaw: Bool { BIO_ctrl_pending(wbio) > 0 }
+
+    /// close_notify, so the server sees an orderly end rather than a truncated stream
+    /// (wayvnc and GnuTLS servers log the latter as an error).
+    func close() {
+        guard handshakeDone, !sentClose else { return }
+        sentClose = true
+        ERR_clear_error()
+        _ = SSL_shutdown(ssl)   // 0: ours sent, the server's not seen yet; that is enough
+    }
 
     func takeRaw() -> [UInt8] {
         let n = Int(BIO_ctrl_pending(wbio))

@@ -48,6 +48,11 @@ public struct LivenessPolicy: Sendable, Equatable {
     public var deadAfter = 10.0
     /// From TCP connected to ServerInit.
     public var handshakeTimeout = 30.0
+    /// A handshake with no byte from the server for this long is given up.
+    public var handshakeSilence = 15.0
+    /// Mid-message, fewer than `stallMinimumRate` bytes a second over this long is a stall.
+    public var stallWindow = 15.0
+    public var stallMinimumRate = 1024.0
     public init() {}
 }
 

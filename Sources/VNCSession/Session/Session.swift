@@ -154,10 +154,21 @@ public final class Session: @unchecked Sendable {
     /// its own (after the rect it is decoding, if any).
     public func stop() {
         let t: (any Transport)? = lock.withLock { stopping = true; return transport }
-        t?.interrupt()
+        // Reads only, so the thread can still say goodbye (TLS close_notify); a thread blocked
+        // sending to a server that does not read is woken by the full interrupt a moment later.
+        t?.interruptReads()
         signalSessionThread()
         wakeup.lock(); wakeup.broadcast(); wakeup.unlock()
+        guard t != nil else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Session.goodbyeGrace) { [weak self] in
+            guard let self else { return }
+            let still: (any Transport)? = self.lock.withLock { self.threadRunning ? self.transport : nil }
+            still?.interrupt()
+        }
     }
+
+    /// How long `stop()` lets the session thread end the connection in order.
+    static let goodbyeGrace = 0.5
 
     /// Waits until the session thread has exited (after `stop()`); false on timeout.
     @discardableResult

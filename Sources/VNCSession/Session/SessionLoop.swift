@@ -28,6 +28,9 @@ extension Session {
         var lastPointer = (x: 0, y: 0)
         /// Rect pixels decoded when the front end was last woken.
         var pixelsSeen = 0
+        /// Bytes received so far, and where the current stall window started (time, bytes).
+        var received = 0
+        var stallWindow: (start: Double, bytes: Int)?
     }
 
     func run() {
@@ -97,6 +100,7 @@ extension Session {
         } catch {
             outcome = .lost(isStopping ? "stopped" : "connection lost: \(error)", retryable: true, wasReady: c.ready)
         }
+        if case .stopped = outcome { sayGoodbye(engine, t) }
         let left = c.ready ? (c.heldKeys.isEmpty && c.heldButtons == 0 ? nil : (c.heldKeys, c.lastPointer, c.heldButtons != 0))
                            : release
         return (outcome, left)
@@ -125,6 +129,7 @@ extension Session {
             if !c.ready && c.handshakeTime > liveness.handshakeTimeout {
                 return .lost("the server did not complete the handshake within \(Int(liveness.handshakeTimeout)) s", retryable: true, wasReady: false)
             }
+            if let stalled = stallCheck(&c, now: now, waiting: waiting) { return stalled }
             if c.ready {
                 if let sent = c.probeSentAt, now - sent > liveness.deadAfter {
                     return .lost("no answer from the server for \(Int(now - c.lastByte)) s (connection dead)", retryable: true, wasReady: true)
@@ -147,13 +152,50 @@ extension Session {
             if !readable { continue }
             phaseBefore = e.phase
             let got = try e.receive(atLeast: 65536) { p, cap in try t.recv(into: p, capacity: cap) }
-            if got == 0 {
+            if got == 0 || e.streamEnded {
+                if e.streamEnded { sayGoodbye(e, t) }
                 return .lost(c.ready ? "connection closed by the server" : "the server closed the connection during the handshake",
                              retryable: true, wasReady: c.ready)
             }
             c.lastByte = monotonicSeconds()
+            c.received += got
             c.probeSentAt = nil
         }
+    }
+
+    /// A server that stopped in the middle of something is given up: a handshake silent for
+    /// `handshakeSilence`, or a message arriving slower than `stallMinimumRate` over
+    /// `stallWindow`. A server with nothing to send (between messages) is idle, not stalled;
+    /// the liveness probe looks after that case.
+    private func stallCheck(_ c: inout Connection, now: Double, waiting: Bool) -> Outcome? {
+        let e = c.engine
+        if !c.ready {
+            guard !waiting else { c.lastByte = now; return nil }   // the user's time, not the server's
+            let silent = now - c.lastByte
+            guard silent > liveness.handshakeSilence else { return nil }
+            return .lost("the server stopped answering during the handshake (nothing for \(Int(silent)) s)",
+                         retryable: true, wasReady: false)
+        }
+        // buffered work is ours to do, not the server's to send
+        guard e.isMidMessage, !e.hasDeferredWork else { c.stallWindow = nil; return nil }
+        guard let w = c.stallWindow else { c.stallWindow = (now, c.received); return nil }
+        let span = now - w.start
+        guard span >= liveness.stallWindow else { return nil }
+        let got = c.received - w.bytes
+        guard Double(got) < liveness.stallMinimumRate * span else {
+            c.stallWindow = (now, c.received)
+            return nil
+        }
+        return .lost("the server stalled in the middle of an update (\(got) bytes in \(Int(span.rounded())) s)",
+                     retryable: true, wasReady: true)
+    }
+
+    /// Ends an encrypted stream in order before the socket closes (TLS close_notify), best
+    /// effort: a server that does not read does not hold the stop up.
+    func sayGoodbye(_ e: ClientEngine, _ t: any Transport) {
+        e.closeSecureChannel()
+        let bye = e.takeOutput()
+        if !bye.isEmpty { _ = t.trySend(bye) }
     }
 
     /// The settings for one connection: the peer as identity for a reverse connection, and

@@ -21,6 +21,10 @@ public protocol Transport: AnyObject, Sendable {
     func close()
     /// Any thread: wakes the session thread blocked on this transport; it then fails or ends.
     func interrupt()
+    /// Any thread: wakes a thread blocked reading, and leaves sending possible (a goodbye).
+    func interruptReads()
+    /// Sends without blocking, all or nothing that cannot go at once (a goodbye, best effort).
+    func trySend(_ bytes: [UInt8]) -> Bool
     /// Waits for readable data or for `wake` (a pipe's read end) to become readable.
     func waitReadable(timeout: Double, orWake wake: Int32) -> (readable: Bool, woken: Bool)
 }
@@ -38,6 +42,8 @@ extension Transport {
     }
 
     public func interrupt() {}
+    public func interruptReads() { interrupt() }
+    public func trySend(_ bytes: [UInt8]) -> Bool { (try? send(bytes)) != nil }
 
     /// Polls `fd` and `wake` together.
     public func waitReadable(timeout: Double, orWake wake: Int32) -> (readable: Bool, woken: Bool) {
@@ -73,8 +79,19 @@ public final class SocketTransport: Transport, @unchecked Sendable {
         if let c = child, c.isRunning { c.terminate() }
     }
 
-    /// Wakes a thread blocked on this socket (poll/recv) by shutting both directions down.
-    public func interrupt() { shutdown(fd, Int32(SHUT_RDWR)) }
+    /// Wakes a thread blocked on this socket (poll/recv/send) by shutting both directions
+    /// down. Under the close lock: once closed, the descriptor number may be someone else's.
+    public func interrupt() { closeLock.withLock { if !closed { _ = shutdown(fd, Int32(SHUT_RDWR)) } } }
+
+    /// Wakes a reader (recv returns 0, poll reports readable); sending still works.
+    public func interruptReads() { closeLock.withLock { if !closed { _ = shutdown(fd, Int32(SHUT_RD)) } } }
+
+    public func trySend(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { b in
+            guard let base = b.baseAddress else { return true }
+            return Glibc.send(fd, base, b.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) == b.count
+        }
+    }
 
     public func send(_ bytes: [UInt8]) throws {
         var off = 0
