@@ -32,4 +32,25 @@ final class ZStreamTests: XCTestCase {
         // FDICT set (0x78 0xBB passes the check bits)
         XCTAssertThrowsError(try inflate(ZStream(), [0x78, 0xbb, 0, 0, 0, 0], capacity: 8)) { XCTAssertTrue("\($0)".contains("preset dictionary")) }
     }
+
+    /// The output buffer follows what the stream really inflates to, not the size the rect
+    /// claims: a short stream claiming 256 MiB fails having reserved 64 KiB.
+    func testOutputGrowsWithWhatInflatesNotWithTheClaim() throws {
+        let z = ZStream(), scratch = ScratchBuffer()
+        let small = Deflater().compress([UInt8](repeating: 7, count: 100))
+        XCTAssertThrowsError(try small.withUnsafeBufferPointer { b in
+            try z.inflateExactly(b.baseAddress!, count: b.count, into: scratch, size: 256 << 20, what: "test")
+        }) { XCTAssertTrue("\($0)".contains("ends after 100 of the 268435456 bytes"), "\($0)") }
+        XCTAssertLessThanOrEqual(scratch.capacity, ZStream.firstOutputChunk)
+
+        // a real 3 MiB of output grows the buffer by doubling to exactly what is needed
+        let big = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 / 4096) }
+        let zb = ZStream(), sb = ScratchBuffer()
+        let packed = Deflater().compress(big)
+        try packed.withUnsafeBufferPointer { b in
+            try zb.inflateExactly(b.baseAddress!, count: b.count, into: sb, size: big.count, what: "test")
+        }
+        XCTAssertEqual(Array(UnsafeBufferPointer(start: sb.pointer, count: big.count)), big)
+        XCTAssertEqual(sb.capacity, big.count, "never past the size")
+    }
 }

@@ -103,8 +103,7 @@ final class TightDecoder: RectDecoder {
             }
             let compressed = try reader.bytes(length)
             applyResets(resets)
-            scratch.reserve(dataSize)
-            try streams[streamId].inflateExactly(compressed, count: length, into: scratch.pointer, size: dataSize,
+            try streams[streamId].inflateExactly(compressed, count: length, into: scratch, size: dataSize,
                                                  what: "Tight rect \(rect) zlib stream \(streamId)")
             data = UnsafePointer(scratch.pointer)
         }

@@ -119,9 +119,23 @@ final class ZStream {
 
     /// Inflates all `count` input bytes to exactly `size` output bytes (Zlib, Tight: the size is
     /// known from the rect). Less output, output left pending, or input left over is an error.
-    func inflateExactly(_ input: UnsafePointer<UInt8>, count: Int, into output: UnsafeMutablePointer<UInt8>,
+    /// `scratch` grows only as output appears (doubling from 64 KiB), so a few bytes of zlib
+    /// that claim a huge rect cost what they really inflate to, not what the header says.
+    func inflateExactly(_ input: UnsafePointer<UInt8>, count: Int, into scratch: ScratchBuffer,
                         size: Int, what: @autoclosure () -> String) throws {
-        let (consumed, produced) = try inflate(input, count: count, into: output, capacity: size, what: what())
+        var cap = min(size, max(scratch.capacity, ZStream.firstOutputChunk))
+        scratch.reserve(cap)
+        var consumed = 0, produced = 0
+        while true {
+            let r = try inflate(input + consumed, count: count - consumed, into: scratch.pointer + produced,
+                                capacity: cap - produced, what: what())
+            consumed += r.consumed; produced += r.produced
+            if produced < cap || produced == size { break }
+            // output buffer full and more expected: there may be more to come
+            let next = min(size, cap * 2)
+            scratch.reserve(next, keep: produced, limit: size)
+            cap = next
+        }
         if produced < size {
             throw ProtocolError("\(what()): zlib data ends after \(produced) of the \(size) bytes expected")
         }
@@ -144,6 +158,9 @@ final class ZStream {
             throw ProtocolError("\(what()): \(left) bytes of zlib data left after the end of the stream")
         }
     }
+
+    /// The output room a stream gets before it has shown it needs more.
+    static let firstOutputChunk = 64 * 1024
 
     private var message: String {
         if let m = strm.pointee.msg { return String(cString: m) }

@@ -17,8 +17,7 @@ final class ZlibDecoder: RectDecoder {
         }
         let src = try reader.bytes(length)
         if length == 0 && rawSize == 0 { return }
-        scratch.reserve(rawSize)
-        try stream.inflateExactly(src, count: length, into: scratch.pointer, size: rawSize, what: "Zlib rect \(rect)")
+        try stream.inflateExactly(src, count: length, into: scratch, size: rawSize, what: "Zlib rect \(rect)")
         let out = scratch.pointer
         for i in 0..<rect.h {
             pf.convert(out + i * rowBytes, to: fb.row(rect.y + i) + rect.x, count: rect.w)

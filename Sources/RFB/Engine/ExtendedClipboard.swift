@@ -136,8 +136,8 @@ public enum ExtendedClipboard {
         let stream = ZStream()
         var input = z.bindMemory(to: UInt8.self)
         var items: [Item] = []
-        // Inflates exactly `n` bytes into `out`, advancing through `input`.
-        func read(_ out: UnsafeMutablePointer<UInt8>, _ n: Int, what: String) throws {
+        // Inflates up to `n` bytes into `out`, advancing through `input`; returns how many came.
+        func inflate(_ out: UnsafeMutablePointer<UInt8>, _ n: Int) throws -> Int {
             var got = 0
             while got < n {
                 guard let base = input.baseAddress else { break }
@@ -147,23 +147,32 @@ public enum ExtendedClipboard {
                 got += r.produced
                 if r.consumed == 0 && r.produced == 0 { break }
             }
-            guard got == n else {
-                throw ProtocolError("extended clipboard provide: zlib data ends after \(got) of the \(n) bytes of \(what)")
-            }
+            return got
+        }
+        func ended(_ got: Int, _ n: Int, _ what: String) -> ProtocolError {
+            ProtocolError("extended clipboard provide: zlib data ends after \(got) of the \(n) bytes of \(what)")
         }
         for f in formats.bits {
             var lenBytes: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
-            try withUnsafeMutableBytes(of: &lenBytes) { b in
-                try read(b.baseAddress!.assumingMemoryBound(to: UInt8.self), 4, what: "a format's length")
+            let got = try withUnsafeMutableBytes(of: &lenBytes) { b -> Int in
+                guard let p = b.baseAddress else { return 0 }
+                return try inflate(p.assumingMemoryBound(to: UInt8.self), 4)
             }
+            guard got == 4 else { throw ended(got, 4, "a format's length") }
             let len = Int(lenBytes.0) << 24 | Int(lenBytes.1) << 16 | Int(lenBytes.2) << 8 | Int(lenBytes.3)
             guard len <= maxItemSize else { throw TooLarge(format: f, length: len, limit: maxItemSize) }
-            var data = [UInt8](repeating: 0, count: len)
-            if len > 0 {
-                try data.withUnsafeMutableBufferPointer { b in
-                    guard let base = b.baseAddress else { return }
-                    try read(base, len, what: "format 0x\(String(f.rawValue, radix: 16))")
+            // Grown as the data inflates (doubling from 64 KiB), not to what the length claims.
+            var data: [UInt8] = []
+            var chunk = 64 * 1024
+            while data.count < len {
+                let start = data.count, n = min(chunk, len - start)
+                data.append(contentsOf: repeatElement(0, count: n))
+                let came = try data.withUnsafeMutableBufferPointer { b -> Int in
+                    guard let base = b.baseAddress else { return 0 }
+                    return try inflate(base + start, n)
                 }
+                guard came == n else { throw ended(start + came, len, "format 0x\(String(f.rawValue, radix: 16))") }
+                chunk *= 2
             }
             items.append(Item(format: f, data: data))
         }
