@@ -27,9 +27,13 @@ extension ViewerWindow {
 
     /// Stops the session and waits briefly for its thread, so teardown is orderly: the thread
     /// looks at stop() between rects, so this is quick whatever the server sends.
+    /// The thread's wake-ups stop first: after SDL_Quit one would push an event into a torn-down SDL.
     func stopSession() {
+        session.wake = {}
         session.stop()
-        session.waitUntilStopped(timeout: 1)
+        if !session.waitUntilStopped(timeout: 5) {
+            log("the session thread did not stop within 5 s")
+        }
     }
     func retrySessionNow() { session.retryNow() }
     func restartSession() { session.restart() }

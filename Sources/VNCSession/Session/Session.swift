@@ -38,8 +38,13 @@ public final class Session: @unchecked Sendable {
     /// so nothing saved for one peer is handed to another. Set before `start()`.
     public var identityFromPeer = false
     /// Called on the session thread whenever there is something new (events, damage, state);
-    /// the front end uses it to wake its event loop. Must be thread-safe. Set before `start()`.
-    public var wake: @Sendable () -> Void = {}
+    /// the front end uses it to wake its event loop. Must be thread-safe. Replaced under the
+    /// lock: the front end clears it before tearing down what it calls.
+    public var wake: @Sendable () -> Void {
+        get { lock.withLock { _wake } }
+        set { lock.withLock { _wake = newValue } }
+    }
+    private var _wake: @Sendable () -> Void = {}
     /// Progress lines for --verbose (never secrets). Set before `start()`.
     public var log: @Sendable (String) -> Void = { _ in }
     /// Rect pixels the engine decodes before the session thread looks at its commands again.
