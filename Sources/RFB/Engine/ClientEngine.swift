@@ -68,6 +68,11 @@ public final class ClientEngine: SecurityContext {
     public internal(set) var securityDescription = ""
     var events: [EngineEvent] = []
     private let input = InputBuffer()
+    /// A recording's tap (MessageTap.swift): armed until the next message boundary, then
+    /// fed from absolute stream offset `tapFrom` on.
+    var tap: MessageTap?
+    var tapArmed = false
+    var tapFrom: Int?
     var decoders: [Int32: RectDecoder]
     lazy var clipboard = ExtendedClipboardState(limit: settings.clipboardByteLimit)
     /// Set when the server announced the Extended Clipboard (UTF-8 cut text).
@@ -220,6 +225,7 @@ public final class ClientEngine: SecurityContext {
             } catch let e as ProtocolError {
                 throw fail(e)
             }
+            if tapFrom != nil { tapConsumed(UnsafeRawPointer(input.storage + input.start), consumed) }
             stats.bytes += consumed
             input.consume(consumed)
             if channelStopping, let ch = channel as? EAXChannel {
@@ -271,6 +277,7 @@ public final class ClientEngine: SecurityContext {
         case .failed:
             return false
         case .messageType:
+            if tapArmed { tapBoundary(r) }
             try parseMessage(&r)
         case .updateHeader:
             try r.require(3)

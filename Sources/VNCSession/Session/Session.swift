@@ -58,6 +58,10 @@ public final class Session: @unchecked Sendable {
     var _state: State = .connecting
     var stopping = false
     var retryRequested = false
+    /// `reconnectNow()`: end this connection and open the next at once (a playback seek).
+    var reconnectRequested = false
+    /// Where server messages are recorded (`startRecording`), nil when not recording.
+    var recorder: SessionRecorder?
     var events: [EngineEvent] = []
     var commands: [Command] = []
     /// The newest local clipboard text, prepared off every lock, not yet given to the engine;
@@ -197,6 +201,33 @@ public final class Session: @unchecked Sendable {
         }
         if canRestart { start() }
     }
+
+    /// Ends the current connection and opens the next at once, with no backoff and no
+    /// failure state in between (a playback seek reopens its recording this way).
+    public func reconnectNow() {
+        let t: (any Transport)? = lock.withLock { reconnectRequested = true; return transport }
+        t?.interruptReads()
+        signalSessionThread()
+        wakeup.lock(); wakeup.broadcast(); wakeup.unlock()
+    }
+
+    /// Records the server's messages into `r` from the next message boundary (a full update is
+    /// asked for, so the recording starts with a whole picture), across reconnections too.
+    public func startRecording(_ r: SessionRecorder) {
+        lock.withLock { recorder = r }
+        signalSessionThread()
+    }
+
+    /// Stops recording and closes the file; returns the recorder (its figures), if any.
+    @discardableResult
+    public func stopRecording() -> SessionRecorder? {
+        let r: SessionRecorder? = lock.withLock { defer { recorder = nil }; return recorder }
+        r?.close()
+        signalSessionThread()
+        return r
+    }
+
+    public var isRecording: Bool { lock.withLock { recorder != nil } }
 
     /// While waiting to reconnect: try now (a key or tap on the countdown).
     public func retryNow() {

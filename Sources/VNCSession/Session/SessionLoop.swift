@@ -7,6 +7,8 @@ extension Session {
     /// Why one connection ended.
     enum Outcome {
         case stopped
+        /// `reconnectNow()`: the next connection starts at once.
+        case restart
         /// `retryable` is false for what retrying cannot fix (authentication, no common security type).
         case lost(String, retryable: Bool, wasReady: Bool)
     }
@@ -28,6 +30,8 @@ extension Session {
         var lastPointer = (x: 0, y: 0)
         /// Rect pixels decoded when the front end was last woken.
         var pixelsSeen = 0
+        /// The recorder tapping this connection's engine.
+        var recorder: SessionRecorder?
         /// Bytes received so far, and where the current stall window started (time, bytes).
         var received = 0
         var stallWindow: (start: Double, bytes: Int)?
@@ -41,6 +45,12 @@ extension Session {
             let (outcome, left) = runOnce(release: held)
             held = left
             if isStopping { break }
+            // asked for (however the connection then ended): the next one at once
+            let restart: Bool = lock.withLock { defer { reconnectRequested = false }; return reconnectRequested }
+            if restart {
+                attempt = 0
+                continue
+            }
             guard case .lost(let reason, let retryable, let wasReady) = outcome else { break }
             if wasReady { attempt = 0 }   // backoff starts over after a good connection
             attempt += 1
@@ -113,6 +123,7 @@ extension Session {
         while true {
             phaseBefore = e.phase
             try applyCommands(&c)
+            syncRecorder(&c)
             try publish(&c)
             if c.ready, let r = toRelease {
                 toRelease = nil
@@ -122,6 +133,7 @@ extension Session {
             }
             if e.hasOutput { try t.send(e.takeOutput()) }
             if isStopping { return .stopped }
+            if lock.withLock({ reconnectRequested }) { return .restart }
             let now = monotonicSeconds()
             let waiting = e.phase == .awaitingCredentials || e.phase == .awaitingTrust
             if !c.ready && !waiting { c.handshakeTime += now - c.lastTick }
@@ -188,6 +200,19 @@ extension Session {
         }
         return .lost("the server stalled in the middle of an update (\(got) bytes in \(Int(span.rounded())) s)",
                      retryable: true, wasReady: true)
+    }
+
+    /// Puts the recorder the front end chose on this connection's engine (or takes it off).
+    private func syncRecorder(_ c: inout Connection) {
+        let wanted: SessionRecorder? = lock.withLock { recorder }
+        guard wanted !== c.recorder else { return }
+        c.recorder = wanted
+        if let wanted {
+            c.engine.startTap(wanted)
+            if c.ready { c.engine.requestUpdate(incremental: false) }
+        } else {
+            c.engine.stopTap()
+        }
     }
 
     /// Ends an encrypted stream in order before the socket closes (TLS close_notify), best

@@ -1,0 +1,141 @@
+import Foundation
+import RFB
+@testable import VNCSession
+import XCTest
+
+/// Recording a session and playing recordings back: pause, speed, seek, pacing.
+final class PlaybackTests: XCTestCase {
+    typealias Watcher = SessionTests.Watcher
+
+    final class FakeNow: @unchecked Sendable {
+        private let lock = NSLock()
+        private var t = 100.0
+        var now: Double { lock.withLock { t } }
+        func advance(_ s: Double) { lock.withLock { t += s } }
+    }
+
+    /// 8x4 desktop; at 100 ms steps a fill of colour 1, 2, ... `count`.
+    static func recording(count: Int, stepMs: UInt32 = 100) throws -> FBSRecording {
+        var file = FBSEncoder.header + FBSEncoder.block(FBSEncoder.handshake(width: 8, height: 4, format: .native, name: "rec"), ms: 0)
+        for i in 1...count {
+            file += FBSEncoder.block(FakeServer.rreFill(width: 8, height: 4, pixel: UInt32(i)), ms: UInt32(i) * stepMs)
+        }
+        return try FBSRecording(bytes: file)
+    }
+
+    func pixel(_ s: Session) -> UInt32? { s.withFramebuffer { $0?.pixels[0] } }
+
+    func testClockPausesSpeedsAndSeeks() {
+        let t = FakeNow()
+        let c = PlaybackClock(now: { t.now })
+        t.advance(1)
+        XCTAssertEqual(c.position, 1000, accuracy: 0.001)
+        c.setSpeed(2); t.advance(1)
+        XCTAssertEqual(c.position, 3000, accuracy: 0.001)
+        c.setPaused(true); t.advance(5)
+        XCTAssertEqual(c.position, 3000, accuracy: 0.001)
+        XCTAssertEqual(c.secondsUntil(4000), .infinity)
+        c.setPaused(false)
+        XCTAssertEqual(c.secondsUntil(4000), 0.5, accuracy: 0.001)
+        c.seek(toMs: 250); c.setSpeed(0.25); t.advance(1)
+        XCTAssertEqual(c.position, 500, accuracy: 0.001)
+        c.setSpeed(100)
+        XCTAssertEqual(c.speed, 8, "clamped to 8x")
+    }
+
+    /// A seek shows exactly the frame a straight decode reaches at that time, forwards and back.
+    func testSeekShowsTheFrameOfThatTime() throws {
+        let t = FakeNow()
+        let p = Player(recording: try Self.recording(count: 10), name: "rec", clock: PlaybackClock(now: { t.now }))
+        p.clock.setPaused(true)
+        let w = Watcher(p.session)
+        p.session.start()
+        defer { p.session.stop(); p.session.waitUntilStopped(timeout: 2) }
+        for (ms, colour) in [(450.0, UInt32(4)), (50, 0), (1000, 10), (120, 1), (999, 9)] {
+            p.seek(toMs: ms)
+            XCTAssertTrue(w.wait { _, st in st == .ready && self.pixel(p.session) == colour }, "at \(ms) ms: \(String(describing: pixel(p.session)))")
+            Thread.sleep(forTimeInterval: 0.3)
+            XCTAssertEqual(pixel(p.session), colour, "paused at \(ms) ms nothing more arrives")
+        }
+    }
+
+    /// Speed and pause with a fake clock: what is shown follows the media time.
+    func testSpeedAndPauseFollowTheClock() throws {
+        let t = FakeNow()
+        let p = Player(recording: try Self.recording(count: 10), name: "rec", clock: PlaybackClock(now: { t.now }))
+        let w = Watcher(p.session)
+        p.session.start()
+        defer { p.session.stop(); p.session.waitUntilStopped(timeout: 2) }
+        XCTAssertTrue(w.wait { _, st in st == .ready })
+        p.clock.setSpeed(4)
+        t.advance(0.1)                                      // 400 ms of media
+        XCTAssertTrue(w.wait { _, _ in self.pixel(p.session) == 4 })
+        p.setPaused(true)
+        t.advance(10)
+        Thread.sleep(forTimeInterval: 0.4)
+        XCTAssertEqual(pixel(p.session), 4, "paused")
+        p.setPaused(false)
+        t.advance(0.15)                                     // 600 more at 4x: 1000
+        XCTAssertTrue(w.wait { _, _ in self.pixel(p.session) == 10 })
+        p.tick()
+        XCTAssertTrue(p.paused, "held at the end")
+        p.loop = true; p.setPaused(false)                   // from the start again
+        XCTAssertTrue(w.wait { _, _ in self.pixel(p.session) == 0 || self.pixel(p.session) == 1 })
+    }
+
+    /// Real time at 1x: each update is shown within 50 ms of its recorded time (taken on the
+    /// session thread as it publishes, so the test thread's scheduling does not count).
+    func testPacingFollowsTheRecordedTimes() throws {
+        final class Seen: @unchecked Sendable {
+            let lock = NSLock(); var at: [UInt32: Double] = [:]
+        }
+        let p = Player(recording: try Self.recording(count: 6), name: "rec")
+        let s = p.session, seen = Seen()
+        let start = monotonicSeconds()
+        p.clock.seek(toMs: 0)
+        s.wake = { [s] in
+            let now = monotonicSeconds()
+            guard let v = s.withFramebuffer({ $0?.pixels[0] }), v > 0 else { return }
+            seen.lock.withLock { if seen.at[v] == nil { seen.at[v] = now - start } }
+        }
+        s.start()
+        defer { s.stop(); s.waitUntilStopped(timeout: 2) }
+        XCTAssertTrue(poll(2) { seen.lock.withLock { seen.at.count } == 6 }, "\(seen.lock.withLock { seen.at })")
+        for (v, at) in seen.lock.withLock({ seen.at }) {
+            XCTAssertEqual(at, Double(v) * 0.1, accuracy: 0.05, "update \(v) shown at \(at) s")
+        }
+    }
+
+    func poll(_ timeout: Double, _ cond: () -> Bool) -> Bool {
+        let until = monotonicSeconds() + timeout
+        while monotonicSeconds() < until { if cond() { return true }; usleep(5000) }
+        return cond()
+    }
+
+    /// A live session recorded to a file decodes, through a fresh engine, to what the session showed.
+    func testRecordedSessionDecodesToTheSamePicture() throws {
+        let t = MemoryTransport()
+        let s = Session(spec: "memory", settings: ClientSettings()) { _ in t }
+        let path = NSTemporaryDirectory() + "farcast-rec-\(UUID().uuidString.prefix(6)).fbs"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let rec = try SessionRecorder(path: path)
+        s.startRecording(rec)
+        let w = Watcher(s)
+        s.start()
+        defer { s.stop(); s.waitUntilStopped(timeout: 2) }
+        XCTAssertTrue(FakeServer.handshakeNone(t, width: 64, height: 32))
+        XCTAssertTrue(w.wait { _, st in st == .ready })
+        for v in [0x102030, 0x405060] as [UInt32] {
+            t.serverSend(FakeServer.rreFill(width: 64, height: 32, pixel: v))
+            XCTAssertTrue(w.wait { _, _ in self.pixel(s) == v })
+        }
+        s.stopRecording()
+        XCTAssertGreaterThan(rec.bytes, 0)
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int, 0o600)
+        let r = try FBSRecording(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+        let e = ClientEngine(settings: ClientSettings())
+        try e.feed(r.stream)
+        XCTAssertEqual(e.framebuffer?.pixels[64 * 32 - 1], 0x405060)
+        XCTAssertEqual(e.desktopName, "fake")
+    }
+}
