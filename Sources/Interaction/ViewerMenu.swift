@@ -10,6 +10,10 @@ public enum MenuAction: Equatable, Sendable {
     case resetZoom
     case toggleKeyboard
     case openPicker
+    /// A PNG of what is shown, into the pictures folder.
+    case screenshot
+    /// Start or stop recording the session (FBS) into the videos folder.
+    case toggleRecording
 }
 
 /// The F8 menu (like vncviewer's): a list of entries, one selected, laid out in window points
@@ -35,7 +39,7 @@ public struct ViewerMenu: Equatable, Sendable {
 
     public init(fullscreen: Bool, scaling: ScalingMode, viewOnly: Bool,
                 touchMode: TouchInputMode = .touch, keyboardShown: Bool = false, zoomed: Bool = false,
-                screens: String? = nil) {
+                screens: String? = nil, recording: Bool? = nil) {
         items.append(Item(title: "Full screen", action: .toggleFullscreen, checked: fullscreen, separatorAbove: false))
         var first = true
         for s in ViewerMenu.scalings {
@@ -68,6 +72,10 @@ public struct ViewerMenu: Equatable, Sendable {
             items.append(Item(title: "On-screen keyboard", action: .toggleKeyboard, checked: keyboardShown, separatorAbove: false))
             items.append(Item(title: "Send Ctrl+Alt+Del", action: .sendCtrlAltDel, checked: false, separatorAbove: true))
             items.append(Item(title: "Send F8", action: .sendF8, checked: false, separatorAbove: false))
+        }
+        items.append(Item(title: "Take screenshot (Ctrl+Alt+S)", action: .screenshot, checked: false, separatorAbove: true))
+        if let recording {
+            items.append(Item(title: "Record session (Ctrl+Alt+R)", action: .toggleRecording, checked: recording, separatorAbove: false))
         }
         items.append(Item(title: "Disconnect", action: .disconnect, checked: false, separatorAbove: true))
     }

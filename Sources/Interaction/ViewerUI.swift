@@ -9,6 +9,8 @@ public enum UIKey: Equatable, Sendable {
     case r
     /// `a`: all screens in the picker.
     case a
+    /// `s`: Ctrl+Alt+S takes a screenshot.
+    case s
     /// 0-9, from the main row or the keypad.
     case digit(Int)
     /// Ctrl, Shift, Alt or the logo key alone (does not dismiss the end message).
@@ -82,6 +84,8 @@ public struct ViewerUI: Equatable, Sendable {
     public private(set) var ended: Ended?
     /// The connection dropped and a retry is counting down.
     public var reconnecting = false
+    /// Ctrl+Alt+R records (not in playback); the front end sets it.
+    public var canRecord = true
     /// A credential or trust prompt is up (the front end holds its editor).
     public private(set) var promptShown = false
     /// The F8 menu while open; no input reaches the server meanwhile.
@@ -120,16 +124,20 @@ public struct ViewerUI: Equatable, Sendable {
     public struct MenuContext: Equatable, Sendable {
         public var fullscreen: Bool, scaling: ScalingMode, viewOnly: Bool, touchMode: TouchInputMode
         public var keyboardShown: Bool
-        public init(fullscreen: Bool, scaling: ScalingMode, viewOnly: Bool, touchMode: TouchInputMode, keyboardShown: Bool) {
+        /// Whether the session is being recorded; nil where recording is not offered (playback).
+        public var recording: Bool?
+        public init(fullscreen: Bool, scaling: ScalingMode, viewOnly: Bool, touchMode: TouchInputMode, keyboardShown: Bool,
+                    recording: Bool? = nil) {
             self.fullscreen = fullscreen; self.scaling = scaling; self.viewOnly = viewOnly
-            self.touchMode = touchMode; self.keyboardShown = keyboardShown
+            self.touchMode = touchMode; self.keyboardShown = keyboardShown; self.recording = recording
         }
     }
 
     public mutating func openMenu(_ c: MenuContext) {
         menu = ViewerMenu(fullscreen: c.fullscreen, scaling: c.scaling, viewOnly: c.viewOnly,
                           touchMode: c.touchMode, keyboardShown: c.keyboardShown, zoomed: c.scaling != .fit,
-                          screens: severalScreens ? screenLayout.map { ScreenPicker(layout: $0).label(for: monitorChoice) } : nil)
+                          screens: severalScreens ? screenLayout.map { ScreenPicker(layout: $0).label(for: monitorChoice) } : nil,
+                          recording: c.recording)
     }
 
     public mutating func closeMenu() { menu = nil }
@@ -210,6 +218,10 @@ public struct ViewerUI: Equatable, Sendable {
             return .handled([.cycleMonitor(forward: k.key == .pageDown)])
         case .f8:
             return .handled(k.isRepeat ? [] : [.openMenu])
+        case .s where k.ctrlAlt:
+            return .handled(k.isRepeat ? [] : [.menuItem(.screenshot)])
+        case .r where k.ctrlAlt && canRecord:
+            return .handled(k.isRepeat ? [] : [.menuItem(.toggleRecording)])
         default:
             return .desktop
         }

@@ -41,6 +41,13 @@ enum Parse {
         return v
     }
 
+    static func speed(_ s: String) throws -> Double {
+        guard let v = Double(s.hasSuffix("x") ? String(s.dropLast()) : s), PlaybackClock.speeds.contains(v) else {
+            throw ValidationError("give a speed of 0.25, 0.5, 1, 2, 4 or 8")
+        }
+        return v
+    }
+
     static func scaling(_ s: String) throws -> ScalingMode {
         guard let m = ScalingMode(parsing: s) else { throw ValidationError("use fit, 1:1 or a zoom from 10% to 1600%") }
         return m

@@ -58,7 +58,7 @@ extension ViewerWindow {
         for ev in session.takeEvents() {
             switch ev {
             case .ready(let name, _, _), .desktopName(let name):
-                SDL_SetWindowTitle(window, "\(name) — Farcast")
+                SDL_SetWindowTitle(window, player == nil ? "\(name) — Farcast" : "\(name) — Farcast playback")
             case .cursor(let c):
                 setRemoteCursor(c)
             case .credentialsRequired(let req):
@@ -137,6 +137,8 @@ extension ViewerWindow {
         if let e = router?.ui.ended {
             return (e.message, ViewerUI.endedHint(offerReconnect: e.offerReconnect))
         }
+        // a playback seek reopens the recording: no "connecting" flash
+        if player != nil, sessionState == .connecting || sessionState == .authenticating { return nil }
         switch sessionState {
         case .waiting(let why, let at, let n):
             let secs = max(0, Int((at - monotonicSeconds()).rounded(.up)))

@@ -55,6 +55,14 @@ public final class ViewerWindow {
     /// is up the loop waits with a timeout, otherwise it sleeps.
     var notice: (text: String, until: Double)?
     static let noticeSeconds = 4.0
+    /// Work finished off the main thread that the main thread completes (a saved screenshot's notice).
+    let mainTasks = MainTasks()
+    /// The session recording while one runs (menu or Ctrl+Alt+R), with its red dot.
+    var recorder: SessionRecorder?
+    /// `viewer play`: the recording being played; set before `run()`.
+    public var player: Player?
+    /// Playback's timeline and when it was last needed (it hides while playing untouched).
+    var timeline = TimelineState()
 
     var window: OpaquePointer?
     var renderer: OpaquePointer?
@@ -125,6 +133,10 @@ public final class ViewerWindow {
         self.wake = wake
         startSession(wake)
         defer { stopSession() }
+        defer { finishRecording() }
+        router.recording = player == nil ? false : nil
+        router.ui.canRecord = player == nil
+        if player != nil { showTimeline() }
         // first: a question still open is cancelled before the session stops
         defer { closePrompt(); prompter?.detach() }
         if showKeyboardAtStart { _ = router.setKeyboard(shown: true) }
@@ -204,6 +216,9 @@ public final class ViewerWindow {
                 // the countdown needs redrawing; only in this state, so an idle viewer still sleeps
                 got = SDL_WaitEventTimeout(&e, 250) != 0
                 needsPresent = true
+            } else if player != nil && (timelineVisible || player?.paused == false) {
+                // the bar's clock and the end of the recording; no busy wait
+                got = SDL_WaitEventTimeout(&e, 100) != 0
             } else if let n = notice {
                 got = SDL_WaitEventTimeout(&e, Int32(max(1, ((n.until - ViewerWindow.now()) * 1000).rounded(.up)))) != 0
             } else {
@@ -226,6 +241,7 @@ public final class ViewerWindow {
                 // the gesture clock is SDL's event timestamps (milliseconds since SDL_Init)
                 if handleActions(router.poll(now: Double(SDL_GetTicks()) / 1000)) { needsPresent = true }
             }
+            if player != nil && playbackTick() { needsPresent = true }
             if let n = notice, ViewerWindow.now() >= n.until {
                 notice = nil
                 needsPresent = true
@@ -259,6 +275,7 @@ public final class ViewerWindow {
             return false
         case wake?.eventType:
             wake?.acknowledge()
+            runMainTasks()
             showPendingPrompt()
             sessionChanged()
             return true
@@ -270,6 +287,8 @@ public final class ViewerWindow {
             return notice != nil || had
         case _ where prompt != nil && e.type != SDL_WINDOWEVENT.rawValue:
             return handlePromptInput(e)
+        case _ where player != nil && playbackTakes(e):
+            return true
         case SDL_WINDOWEVENT.rawValue:
             // a selection another program set while we did not own it
             if e.window.event == UInt8(SDL_WINDOWEVENT_FOCUS_GAINED.rawValue) { clipboard?.localClipboardChanged(); sessionChanged() }
@@ -304,6 +323,10 @@ public final class ViewerWindow {
             case .disconnect:
                 stopSession()
                 quit = true
+            case .screenshot:
+                takeScreenshot()
+            case .toggleRecording:
+                toggleRecording()
             case .quit:
                 quit = true
             case .retryNow:

@@ -29,6 +29,8 @@ public final class InputRouter {
     public var viewport: Viewport
     /// Kept current by the window (the menu shows it checked).
     public var fullscreen = false
+    /// Whether the session is being recorded, for the menu's check mark; nil: not offered.
+    public var recording: Bool? = false
     /// The one copy of the UI state; the window reads it to draw.
     public var ui = ViewerUI()
 
@@ -102,7 +104,7 @@ public final class InputRouter {
     public func openMenu() {
         releaseAll()
         ui.openMenu(ViewerUI.MenuContext(fullscreen: fullscreen, scaling: viewport.mode, viewOnly: viewOnly,
-                                         touchMode: touchMode, keyboardShown: keyboard != nil))
+                                         touchMode: touchMode, keyboardShown: keyboard != nil, recording: recording))
     }
 
     public func closeMenu() { ui.closeMenu() }
@@ -153,6 +155,8 @@ public final class InputRouter {
             case .sendCtrlAltDel: sendCtrlAltDel(); return []
             case .sendF8: sendF8(); return []
             case .disconnect: return [.disconnect]
+            case .screenshot: return [.screenshot]
+            case .toggleRecording: return [.toggleRecording]
             case .setTouchMode(let m): return setTouchMode(m)
             case .resetZoom: return apply(gestures.resetZoom(&viewport))
             case .toggleKeyboard: return setKeyboard(shown: keyboard == nil)

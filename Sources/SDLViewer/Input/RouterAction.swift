@@ -24,4 +24,8 @@ public enum RouterAction: Equatable, Sendable {
     case chooseMonitor(MonitorChoice)
     /// The next or previous remote screen, without the picker.
     case cycleMonitor(forward: Bool)
+    /// A PNG of what is shown (menu or Ctrl+Alt+S).
+    case screenshot
+    /// Start or stop recording the session (menu or Ctrl+Alt+R).
+    case toggleRecording
 }

@@ -31,7 +31,7 @@ extension ViewerWindow {
         let status = statusMessage()
         let softShown = router.softCursorVisible && router.touchMode == .trackpad && ui.ended == nil
         let overlayNow = status != nil || ui.menu != nil || ui.ended != nil || prompt != nil || notice != nil
-            || router.keyboard != nil || softShown || ui.picker != nil
+            || router.keyboard != nil || softShown || ui.picker != nil || recorder != nil || timelineVisible
         defer { fullPresent = false; overlayShown = overlayNow; trace.presented(menuUp: ui.menu != nil) }
         if surfaceMode && !fullPresent && !overlayNow && !overlayShown {
             // only what changed: a small update costs a small copy to the window
@@ -71,8 +71,12 @@ extension ViewerWindow {
         if let m = ui.menu {
             overlay.menu(m, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
         }
+        drawTimeline(overlay, vp)
+        if recorder != nil { overlay.recordingBadge(outputWidth: vp.outputWidth, scale: vp.pixelsPerPointY) }
         if let n = notice, prompt == nil {
-            overlay.notice(n.text, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
+            // above the playback bar when it shows
+            overlay.notice(n.text, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY,
+                           bottomInset: timeline.hit != nil ? Int(64 * vp.pixelsPerPointY) : 0)
         }
         if surfaceMode { SDL_UpdateWindowSurface(window) } else { SDL_RenderPresent(renderer) }
         return !uploaded || frame.hasPendingUpload

@@ -89,15 +89,7 @@ public enum Snapshot {
                     // the new area must arrive before the snapshot is whole
                     session.requestUpdate(incremental: false)
                 case .cursor(let c): cursor = c
-                case .credentialsRequired(let req):
-                    if let c = options.askCredentials?(req) { session.provideCredentials(c) }
-                    else { session.cancelLogin(req.unansweredRefusal) }
-                case .trustRequired(let id):
-                    switch options.trust?(id) ?? .reject(id.unansweredRefusal) {
-                    case .accept: session.answerTrust(accepted: true)
-                    case .reject(let why): session.cancelLogin(why)
-                    }
-                default: break
+                default: answer(ev, session, options)
                 }
             }
             switch session.state {
@@ -132,6 +124,24 @@ public enum Snapshot {
         guard let (fb, name) = copy else { throw ProtocolError("no framebuffer") }
         return SnapshotResult(framebuffer: fb, desktopName: name, cursor: cursor,
                               updates: updates, serverClosed: serverClosed, securityType: security)
+    }
+}
+
+extension Snapshot {
+    /// A question the session could not answer itself, put to the caller's prompts (headless
+    /// commands: a terminal, or a refusal that says what to give).
+    static func answer(_ ev: EngineEvent, _ session: Session, _ options: SnapshotOptions) {
+        switch ev {
+        case .credentialsRequired(let req):
+            if let c = options.askCredentials?(req) { session.provideCredentials(c) }
+            else { session.cancelLogin(req.unansweredRefusal) }
+        case .trustRequired(let id):
+            switch options.trust?(id) ?? .reject(id.unansweredRefusal) {
+            case .accept: session.answerTrust(accepted: true)
+            case .reject(let why): session.cancelLogin(why)
+            }
+        default: break
+        }
     }
 }
 

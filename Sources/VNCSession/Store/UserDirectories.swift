@@ -1,0 +1,54 @@
+import Foundation
+
+/// The desktop's well-known folders (xdg-user-dirs): where screenshots and recordings go.
+public enum UserDirectories {
+    /// `kind` is PICTURES or VIDEOS. From `$XDG_CONFIG_HOME/user-dirs.dirs` (as written by
+    /// xdg-user-dirs-update), else `~/Pictures` / `~/Videos`.
+    public static func path(_ kind: String, env: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let config = env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
+        if let text = try? String(contentsOfFile: config + "/user-dirs.dirs", encoding: .utf8),
+           let p = parse(text, key: "XDG_\(kind)_DIR", home: home) {
+            return p
+        }
+        return home + (kind == "VIDEOS" ? "/Videos" : "/Pictures")
+    }
+
+    /// `XDG_PICTURES_DIR="$HOME/Pictures"` lines; only `$HOME/...` or absolute paths are valid.
+    static func parse(_ text: String, key: String, home: String) -> String? {
+        for line in text.split(separator: "\n") {
+            let l = line.trimmingCharacters(in: .whitespaces)
+            guard l.hasPrefix(key + "=") else { continue }
+            var v = String(l.dropFirst(key.count + 1))
+            if v.hasPrefix("\""), v.hasSuffix("\""), v.count >= 2 { v = String(v.dropFirst().dropLast()) }
+            if v.hasPrefix("$HOME") { v = home + v.dropFirst(5) }
+            // "$HOME/" alone means the folder is disabled: fall back
+            guard v.hasPrefix("/"), v != home, v != home + "/" else { return nil }
+            return v
+        }
+        return nil
+    }
+
+    /// A time-stamped file name safe on any file system: "Farcast NAME 2026-11-23 22.51.46.EXT".
+    public static func stampedName(_ name: String, ext: String, date: Date = Date()) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.dateFormat = "yyyy-MM-dd HH.mm.ss"
+        let clean = String(name.unicodeScalars.map { s -> Character in
+            CharacterSet.alphanumerics.contains(s) || "-_.".unicodeScalars.contains(s) ? Character(s) : "-"
+        }.prefix(60))
+        return "Farcast \(clean.isEmpty ? "desktop" : clean) \(f.string(from: date)).\(ext)"
+    }
+
+    /// `dir/name`, made unique with " (2)"... when taken; the folder is created when missing.
+    public static func freshPath(in dir: String, name: String) throws -> String {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let url = URL(fileURLWithPath: name)
+        let base = url.deletingPathExtension().lastPathComponent, ext = url.pathExtension
+        var p = dir + "/" + name, n = 2
+        while FileManager.default.fileExists(atPath: p) {
+            p = dir + "/\(base) (\(n)).\(ext)"; n += 1
+        }
+        return p
+    }
+}
