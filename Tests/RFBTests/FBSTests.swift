@@ -58,4 +58,28 @@ final class FBSTests: XCTestCase {
         try e.feed(first)
         XCTAssertEqual(tap.bytes, second, "nothing after stopTap")
     }
+
+    /// Clipboard messages (classic and Extended) stay out of a recording; the rest is whole.
+    func testTapLeavesClipboardMessagesOut() throws {
+        let cut: [UInt8] = [3, 0, 0, 0] + be32(5) + Array("hello".utf8)
+        let caps: [UInt8] = [3, 0, 0, 0] + be32(-8 & 0xffff_ffff) + be32(0x0100_0001) + be32(1024)   // Extended Clipboard caps
+        let a = fill(0x112233), b = fill(0x445566)
+        for drip in [false, true] {
+            let e = ClientEngine(settings: ClientSettings()), tap = Tap()
+            e.startTap(tap)
+            let all = S.hello() + caps + a + cut + b + cut
+            if drip { for x in all { try e.feed([x]) } } else { try e.feed(all) }
+            XCTAssertEqual(tap.bytes, a + b, "drip \(drip)")
+        }
+    }
+
+    /// Capability acknowledgements are recorded as a no-op Raw 0x0 rect of the same length.
+    func testAcknowledgementRectsAreNeutralInTheRecording() throws {
+        let ack = S.update([S.rect(0, 0, 8, 4, -258)])
+        let e = ClientEngine(settings: ClientSettings()), tap = Tap()
+        e.startTap(tap)
+        try e.feed(S.hello() + ack + fill(0x010203))
+        XCTAssertTrue(e.qemuKeyEvents, "the engine itself saw the acknowledgement")
+        XCTAssertEqual(tap.bytes, S.update([S.rect(0, 0, 0, 0, 0)]) + fill(0x010203))
+    }
 }

@@ -73,6 +73,8 @@ public final class ClientEngine: SecurityContext {
     var tap: MessageTap?
     var tapArmed = false
     var tapFrom: Int?
+    /// Absolute ranges of clipboard messages the tap leaves out, in order.
+    var tapSkips: [(from: Int, to: Int)] = []
     var decoders: [Int32: RectDecoder]
     lazy var clipboard = ExtendedClipboardState(limit: settings.clipboardByteLimit)
     /// Set when the server announced the Extended Clipboard (UTF-8 cut text).
@@ -277,7 +279,7 @@ public final class ClientEngine: SecurityContext {
         case .failed:
             return false
         case .messageType:
-            if tapArmed { tapBoundary(r) }
+            if tapArmed || tapFrom != nil { tapBoundary(r) }
             try parseMessage(&r)
         case .updateHeader:
             try r.require(3)
@@ -290,9 +292,11 @@ public final class ClientEngine: SecurityContext {
             if rectsLeft == 0 { endUpdate() } else { state = .rectHeader }
         case .rectHeader:
             try r.require(12)
+            let header = r.base + r.pos
             let x = Int(try r.u16()), y = Int(try r.u16()), w = Int(try r.u16()), h = Int(try r.u16())
             let enc = try r.s32()
             try beginRect(Rect(x: x, y: y, w: w, h: h), enc, &r)
+            if tapFrom != nil { tapRectParsed(header, enc) }
         case .rect(let rect, let enc, let resume):
             guard let fb = framebuffer, let dec = decoders[enc] else { throw ProtocolError("internal: no decoder") }
             // the lock is held for this rect only: the front end reads between rects
