@@ -148,6 +148,8 @@ extension Session {
             phaseBefore = e.phase
             let got = try e.receive(atLeast: 65536) { p, cap in try t.recv(into: p, capacity: cap) }
             if got == 0 {
+                // the engine may know why (a login refused by a close): that message, not retried
+                if let why = e.connectionClosed() { throw why }
                 return .lost(c.ready ? "connection closed by the server" : "the server closed the connection during the handshake",
                              retryable: true, wasReady: c.ready)
             }
