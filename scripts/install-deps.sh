@@ -17,6 +17,8 @@ PKGS=(
   openssl python3-cryptography python3-xlib util-linux libpam-modules
   # QEMU's VNC server with TLS x509 credentials (no guest: paused, no display)
   qemu-system-x86
+  # wayvnc (Debian 12: 0.5) on a headless sway; swaybg shows the scene, grim takes the screen
+  sway swaybg wayvnc grim
   # --save-password: the Secret Service through secret-tool, tested against gnome-keyring on a private bus
   dbus gnome-keyring libsecret-tools
   # harness in ../shared/tools

@@ -96,6 +96,23 @@ final class SessionTests: XCTestCase {
         XCTAssertTrue(w.wait { _, st in st == .failed("authentication cancelled") }, "\(s.state)")
     }
 
+    /// A password accepted with SecurityResult 0, then a close instead of ServerInit (wayvnc
+    /// before 0.7 refusing a login): the engine's reason ends the session, not retried.
+    func testCloseAfterLoginIsARefusedLoginNotRetried() throws {
+        let t = MemoryTransport()
+        var settings = ClientSettings()
+        settings.password = Array("secret".utf8)
+        let s = session([t, MemoryTransport()], settings: settings, reconnect: ReconnectPolicy(mode: .always))
+        let w = Watcher(s)
+        s.start()
+        defer { s.stop(); s.waitUntilStopped(timeout: 2) }
+        t.serverSend(Array("RFB 003.008\n".utf8) + [1, 2] + [UInt8](repeating: 1, count: 16) + FakeServer.be32(0))
+        XCTAssertNotNil(t.serverReceive(12 + 1 + 16 + 1), "version, type, response, ClientInit")
+        t.serverClose()
+        let why = "the server closed the connection after the login; the password was probably refused"
+        XCTAssertTrue(w.wait { _, st in st == .failed(why) }, "\(s.state)")
+    }
+
     /// The connection drops after the login: the session reconnects on its own, and a key held
     /// when it dropped is released on the new connection.
     func testReconnectReleasesHeldKeys() throws {

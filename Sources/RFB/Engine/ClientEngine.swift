@@ -62,6 +62,9 @@ public final class ClientEngine: SecurityContext {
     private var rawScratch: [UInt8] = []
     /// Whether the login asked for a user name (for the message when it is refused).
     var usernameAsked = false
+    /// Whether a password (and user name) went to the server: a close or a malformed ServerInit
+    /// after it is reported as a refused login.
+    var credentialsSent = false
     /// The security method in use once chosen (a VeNCrypt subtype once the server took it).
     public internal(set) var chosenMethod: SecurityMethod?
     /// What the security handshake negotiated, e.g. "VeNCrypt X509Plain, TLSv1.3 TLS_AES_256_GCM_SHA384".

@@ -100,11 +100,17 @@ extension ClientEngine {
             let w = Int(try r.u16()), h = Int(try r.u16())
             let pf = PixelFormat(wire: try r.bytes(16))
             let nameLen = Int(try r.u32())
-            guard nameLen <= Limits.maxDesktopNameLength else {
-                throw ProtocolError("ServerInit desktop name is \(nameLen) bytes long (limit \(Limits.maxDesktopNameLength))")
+            // Right after a password went out, nonsense here is a refusal cut short (wayvnc
+            // before 0.7 sends a 1-byte SecurityResult 0 and stack bytes), not a bad desktop.
+            do {
+                guard nameLen <= Limits.maxDesktopNameLength else {
+                    throw ProtocolError("ServerInit desktop name is \(nameLen) bytes long (limit \(Limits.maxDesktopNameLength))")
+                }
+                try checkSize(w, h, what: "ServerInit")
+            } catch let e as ProtocolError {
+                throw credentialsSent ? refusedLogin() : e
             }
             let name = try r.string(nameLen)
-            try checkSize(w, h, what: "ServerInit")
             serverFormat = pf
             // the login is over: the password is not kept in memory
             answeredCredentials?.password.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
@@ -158,9 +164,10 @@ extension ClientEngine {
     func credentials(method: String, needsUsername: Bool) throws -> Credentials {
         usernameAsked = needsUsername
         if let pw = settings.password, !needsUsername || settings.username != nil {
+            credentialsSent = true   // every handler sends what it got at once
             return Credentials(username: settings.username ?? "", password: pw)
         }
-        if let c = answeredCredentials { return c }
+        if let c = answeredCredentials { credentialsSent = true; return c }
         if phase != .awaitingCredentials {
             let q = EngineEvent.credentialsRequired(CredentialRequest(method: method, needsUsername: needsUsername,
                                                                       server: settings.serverDescription,
@@ -171,6 +178,27 @@ extension ClientEngine {
             phase = .awaitingCredentials
         }
         throw AwaitingAnswer()
+    }
+
+    /// The failure for a login the server answered with a close or with nonsense instead of
+    /// a SecurityResult and ServerInit: it refused the credentials without saying so properly.
+    func refusedLogin() -> ProtocolError {
+        // the server said no, as a failed SecurityResult would: retrying cannot help
+        if phaseAtFailure == nil { phaseAtFailure = .authenticating }
+        let what = usernameAsked ? "user name or password" : "password"
+        return ProtocolError("the server closed the connection after the login; the \(what) was probably refused")
+    }
+
+    /// The transport reached the end of the stream (the thread that feeds the engine). What the
+    /// engine knows of why, as the error that ends the connection; nil when it knows nothing
+    /// more than that the connection closed.
+    public func connectionClosed() -> ProtocolError? {
+        switch state {
+        case .securityResult, .serverInit:
+            return credentialsSent ? fail(refusedLogin()) : nil
+        default:
+            return nil
+        }
     }
 
     /// Accepts an identity already decided; otherwise asks (an event) and waits.
