@@ -100,6 +100,15 @@ final class SecurityInteropTests: XCTestCase {
         XCTAssertEqual(r.securityType, SecurityType.veNCrypt)
     }
 
+    /// Leaving ends the TLS session with close_notify: Xvnc (GnuTLS) logs a plain close, not
+    /// "readTLS: The TLS connection was non-properly terminated" as it does for a viewer killed.
+    func testTLSSessionEndsWithCloseNotify() throws {
+        let s = try xvnc("TLSNone")
+        try snap(s, try settings("TLSNone", port: s.port), compare: false)
+        XCTAssertTrue(poll(timeout: 5) { s.vncProcess.logTail(40).contains("Connections: closed") }, s.vncProcess.logTail(40))
+        XCTAssertFalse(s.vncProcess.logTail(40).contains("non-properly"), s.vncProcess.logTail(40))
+    }
+
     func testTLSVncAndWrongPassword() throws {
         let s = try xvnc("TLSVnc", password: "farcast1")
         try snap(s, try settings("TLSVnc", port: s.port, password: "farcast1"))

@@ -110,7 +110,8 @@ extension Session {
         } catch {
             outcome = .lost(isStopping ? "stopped" : "connection lost: \(error)", retryable: true, wasReady: c.ready)
         }
-        if case .stopped = outcome { sayGoodbye(engine, t) }
+        // stopped (whatever the loop saw of the reads being shut down): end TLS in order
+        if isStopping || lock.withLock({ reconnectRequested }) { sayGoodbye(engine, t) }
         let left = c.ready ? (c.heldKeys.isEmpty && c.heldButtons == 0 ? nil : (c.heldKeys, c.lastPointer, c.heldButtons != 0))
                            : release
         return (outcome, left)
@@ -165,6 +166,7 @@ extension Session {
             phaseBefore = e.phase
             let got = try e.receive(atLeast: 65536) { p, cap in try t.recv(into: p, capacity: cap) }
             if got == 0 || e.streamEnded {
+                if isStopping { return .stopped }   // our own stop() shut the reads
                 // the engine may know why (a login refused by a close): that message, not retried
                 if let why = e.connectionClosed() { throw why }
                 if e.streamEnded { sayGoodbye(e, t) }
