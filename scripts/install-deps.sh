@@ -21,8 +21,8 @@ PKGS=(
   sway swaybg wayvnc grim
   # --save-password: the Secret Service through secret-tool, tested against gnome-keyring on a private bus
   dbus gnome-keyring libsecret-tools
-  # harness in ../shared/tools
-  python3 procps
+  # harness in ../shared/tools; libvncclient for its lvc_consume (recordings replayed to it)
+  python3 procps libvncserver-dev
   # packaging (scripts/package.sh) and its checks (scripts/test-package.sh): Debian's build tools,
   # lintian, the desktop entry and AppStream validators, SVG to PNG, man, xdg-open, a Debian root
   debhelper dpkg-dev fakeroot lintian desktop-file-utils appstream librsvg2-bin man-db xdg-utils

@@ -20,7 +20,9 @@ enum InteropTools {
     static let required = ["Xvnc", "vncpasswd", "x11vnc", "Xvfb", "xwd", "xdpyinfo", "xsetroot",
                            "convert", "display", "xterm"]
 
+    /// A program by name in the system's directories, or by absolute path (one the test built).
     static func path(_ name: String) -> String? {
+        if name.hasPrefix("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
         for dir in ["/usr/bin", "/usr/local/bin", "/bin", "/usr/sbin"] {
             let p = dir + "/" + name
             if FileManager.default.isExecutableFile(atPath: p) { return p }
@@ -173,8 +175,9 @@ func runTool(_ tool: String, _ args: [String], in dir: URL, stdin: Data? = nil,
              allowFailure: Bool = false) throws -> (status: Int32, stdout: Data, stderr: String) {
     let exe = try InteropTools.need(tool)
     let tag = UUID().uuidString.prefix(8)
-    let outURL = dir.appendingPathComponent("\(tool)-\(tag).out")
-    let errURL = dir.appendingPathComponent("\(tool)-\(tag).err")
+    let base = (tool as NSString).lastPathComponent
+    let outURL = dir.appendingPathComponent("\(base)-\(tag).out")
+    let errURL = dir.appendingPathComponent("\(base)-\(tag).err")
     _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
     _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
     defer { try? FileManager.default.removeItem(at: outURL); try? FileManager.default.removeItem(at: errURL) }
