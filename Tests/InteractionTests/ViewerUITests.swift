@@ -34,6 +34,19 @@ final class ViewerUITests: XCTestCase {
         XCTAssertEqual(ui.key(K(.pageUp)), .desktop)
     }
 
+    /// Ctrl+Alt+S screenshots, Ctrl+Alt+R records (not where recording is not offered); the
+    /// letters alone go to the server.
+    func testCaptureShortcuts() {
+        var ui = ViewerUI()
+        XCTAssertEqual(ui.key(UIKeyEvent(.s, ctrlAlt: true)), .handled([.menuItem(.screenshot)]))
+        XCTAssertEqual(ui.key(UIKeyEvent(.r, ctrlAlt: true)), .handled([.menuItem(.toggleRecording)]))
+        XCTAssertEqual(ui.key(UIKeyEvent(.s)), .desktop)
+        XCTAssertEqual(ui.key(UIKeyEvent(.r)), .desktop)
+        XCTAssertEqual(ui.key(UIKeyEvent(.s, isRepeat: true, ctrlAlt: true)), .handled([]))
+        ui.canRecord = false
+        XCTAssertEqual(ui.key(UIKeyEvent(.r, ctrlAlt: true)), .desktop)
+    }
+
     func testMenuKeys() {
         var ui = ViewerUI()
         ui.openMenu(context)

@@ -144,13 +144,13 @@ final class InputTests: XCTestCase {
         Synth.drain(r)
         XCTAssertEqual(sink.take(), [])
         // items: Full screen, Fit (checked), 1:1, 200%, touch modes (direct checked), keyboard,
-        // Ctrl+Alt+Del, F8, Disconnect
+        // Ctrl+Alt+Del, F8, screenshot, recording, Disconnect
         let titles = r.menu?.items.map(\.title) ?? []
         XCTAssertEqual(titles, ["Full screen", "Scale to fit window", "Scale 1:1", "Scale 200%",
                                 "Touch: pointer under the finger", "Touch: trackpad with soft cursor", "On-screen keyboard",
-                                "Send Ctrl+Alt+Del", "Send F8", "Disconnect"])
-        XCTAssertEqual(r.menu?.items.map(\.checked), [false, true, false, false, true, false, false, false, false, false])
-        XCTAssertEqual(r.menu?.selected, 9)  // the wheel up moved from 0 to the last entry (wraps)
+                                "Send Ctrl+Alt+Del", "Send F8", "Take screenshot (Ctrl+Alt+S)", "Record session (Ctrl+Alt+R)", "Disconnect"])
+        XCTAssertEqual(r.menu?.items.map(\.checked), [false, true, false, false, true, false, false, false, false, false, false, false])
+        XCTAssertEqual(r.menu?.selected, 11)  // the wheel up moved from 0 to the last entry (wraps)
         Synth.tap(SDL_SCANCODE_HOME)
         Synth.tap(SDL_SCANCODE_DOWN)
         Synth.tap(SDL_SCANCODE_DOWN)
@@ -166,9 +166,7 @@ final class InputTests: XCTestCase {
 
         // Ctrl+Alt+Del from the menu
         Synth.tap(SDL_SCANCODE_F8)
-        Synth.tap(SDL_SCANCODE_UP)
-        Synth.tap(SDL_SCANCODE_UP)
-        Synth.tap(SDL_SCANCODE_UP)
+        for _ in 0..<5 { Synth.tap(SDL_SCANCODE_UP) }
         Synth.key(SDL_SCANCODE_RETURN, down: true)
         Synth.drain(r)
         XCTAssertEqual(sink.take(), [
@@ -227,7 +225,8 @@ final class InputTests: XCTestCase {
         XCTAssertEqual(sink.take(), [])
         Synth.tap(SDL_SCANCODE_F8)
         Synth.drain(r)
-        XCTAssertEqual(r.menu?.items.map(\.title), ["Full screen", "Scale to fit window", "Scale 1:1", "Scale 200%", "Disconnect"])
+        XCTAssertEqual(r.menu?.items.map(\.title), ["Full screen", "Scale to fit window", "Scale 1:1", "Scale 200%",
+                                                   "Take screenshot (Ctrl+Alt+S)", "Record session (Ctrl+Alt+R)", "Disconnect"])
         Synth.tap(SDL_SCANCODE_F8)
         Synth.drain(r)
         XCTAssertEqual(sink.take(), [])
