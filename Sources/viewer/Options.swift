@@ -41,6 +41,11 @@ enum Parse {
         return v
     }
 
+    static func rotation(_ s: String) throws -> Int {
+        guard let v = Int(s), [0, 90, 180, 270].contains(v) else { throw ValidationError("give 0, 90, 180 or 270 (degrees clockwise)") }
+        return v
+    }
+
     static func speed(_ s: String) throws -> Double {
         guard let v = Double(s.hasSuffix("x") ? String(s.dropLast()) : s), PlaybackClock.speeds.contains(v) else {
             throw ValidationError("give a speed of 0.25, 0.5, 1, 2, 4 or 8")

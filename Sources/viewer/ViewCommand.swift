@@ -34,6 +34,10 @@ struct ViewCommand: ParsableCommand {
     @Option(help: "Full screen on local display N (1, 2, ...), or 'all' to span every local display.", transform: Parse.display)
     var display: ViewerWindow.LocalDisplay?
 
+    @Option(help: "Turn the picture (and touch) clockwise by 0, 90, 180 or 270 degrees, for a panel mounted portrait or upside down.",
+            transform: Parse.rotation)
+    var rotate: Int = 0
+
     @Flag(help: "Show the on-screen keyboard at start (a kiosk without a keyboard; also in the menu and by swiping up from the bottom edge).")
     var onScreenKeyboard = false
 
@@ -68,7 +72,10 @@ struct ViewCommand: ParsableCommand {
         if touch && trackpad { throw ValidationError("--touch and --trackpad choose one touch mode each: give one of them (the F8 menu switches at run time)") }
     }
 
-    func run() throws {
+    func run() throws { runWindow(kiosk: KioskOptions()) }
+
+    /// The window; `farcast kiosk` passes its menu lock, watchdog and cursor hiding.
+    func runWindow(kiosk: KioskOptions) {
         var settings = conn.settings
         // Live viewing defaults to JPEG quality 8 when Tight is used, as vncviewer does on fast links.
         if settings.jpegQuality == nil && conn.encodings == nil { settings.jpegQuality = 8 }
@@ -92,6 +99,8 @@ struct ViewCommand: ParsableCommand {
         w.localDisplay = display
         w.showKeyboardAtStart = onScreenKeyboard && !viewOnly
         w.keyTranslator = keyTranslator()
+        w.kiosk = kiosk
+        w.rotation = rotate
         let end: Session.State
         do { end = try w.run() } catch { die("\(error)") }
         // the window has shown why; the exit status and a line on stderr say it to scripts too

@@ -11,9 +11,8 @@ extension ViewerWindow {
         let before = router.viewport
         defer { if router.viewport != before { fullPresent = true } }
         let (fw, fh) = withFramebuffer { ($0?.width ?? 0, $0?.height ?? 0) }
-        var ww: Int32 = 0, wh: Int32 = 0, ow: Int32 = 0, oh: Int32 = 0
-        SDL_GetWindowSize(window, &ww, &wh)
-        SDL_GetRendererOutputSize(renderer, &ow, &oh)
+        _ = (window, renderer)
+        let (ww, wh, ow, oh) = logicalSizes()
         router.windowSize = (Double(ww), Double(wh))
         // the on-screen keyboard takes the bottom of the window; the desktop fits above it
         var kbH = 0

@@ -49,9 +49,8 @@ extension ViewerWindow {
             return true
         case SDL_FINGERDOWN.rawValue, SDL_FINGERMOTION.rawValue, SDL_FINGERUP.rawValue:
             showTimeline()
-            var w: Int32 = 0, h: Int32 = 0
-            SDL_GetWindowSize(window, &w, &h)
-            let x = Double(e.tfinger.x) * Double(w), y = Double(e.tfinger.y) * Double(h)
+            let s = logicalSizes()
+            let x = Double(e.tfinger.x) * Double(s.ww), y = Double(e.tfinger.y) * Double(s.wh)
             if e.type == SDL_FINGERDOWN.rawValue {
                 guard onTrack(x, y) else { return false }
                 timeline.dragging = true

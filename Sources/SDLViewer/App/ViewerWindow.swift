@@ -61,6 +61,11 @@ public final class ViewerWindow {
     var recorder: SessionRecorder?
     /// `viewer play`: the recording being played; set before `run()`.
     public var player: Player?
+    /// `--rotate`: degrees clockwise the picture is turned on the screen; set before `run()`.
+    public var rotation = 0
+    var rotationTarget: OpaquePointer?
+    /// `farcast kiosk`: menu lock, watchdog, cursor; set before `run()`.
+    public var kiosk = KioskOptions()
     /// Playback's timeline and when it was last needed (it hides while playing untouched).
     var timeline = TimelineState()
 
@@ -135,6 +140,8 @@ public final class ViewerWindow {
         defer { stopSession() }
         defer { finishRecording() }
         router.recording = player == nil ? false : nil
+        router.menuLock = kiosk.menuLock
+        kiosk.notifier?.ready(status: "connecting to \(session.spec)")
         router.ui.canRecord = player == nil
         if player != nil { showTimeline() }
         // first: a question still open is cancelled before the session stops
@@ -176,12 +183,22 @@ public final class ViewerWindow {
         case nil:
             break
         }
+        if ViewerWindow.ownsDisplay { fullscreen = true }
+        if fullscreen && localDisplay == nil {
+            // made at the display's bounds, so it covers the display where nothing honours the
+            // full-screen request (X11 without a window manager)
+            var b = SDL_Rect()
+            if SDL_GetDisplayBounds(0, &b) == 0 { (x, y, w, h) = (b.x, b.y, b.w, b.h) }
+        }
         if fullscreen { flags |= SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue }
         window = SDL_CreateWindow("Farcast — connecting to \(session.spec)", x, y, w, h, flags)
         guard let window else { throw ViewerWindow.sdlError("SDL_CreateWindow") }
         // SDL_RENDER_DRIVER=software (SDL's own variable) asks for the software path
         let software = ProcessInfo.processInfo.environment["SDL_RENDER_DRIVER"] == "software"
-        if !software, let r = SDL_CreateRenderer(window, -1, SDL_RENDERER_ACCELERATED.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue) {
+        // rotation draws through a target texture: SDL's renderers have them, window surfaces do not
+        let rflags = rotation != 0 && software ? SDL_RENDERER_SOFTWARE.rawValue | SDL_RENDERER_TARGETTEXTURE.rawValue
+            : SDL_RENDERER_ACCELERATED.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue
+        if !software || rotation != 0, let r = SDL_CreateRenderer(window, -1, rflags) {
             renderer = r
             frame = FrameRenderer(renderer: r)
             overlay = Overlay(renderer: r)
@@ -221,9 +238,12 @@ public final class ViewerWindow {
                 got = SDL_WaitEventTimeout(&e, 100) != 0
             } else if let n = notice {
                 got = SDL_WaitEventTimeout(&e, Int32(max(1, ((n.until - ViewerWindow.now()) * 1000).rounded(.up)))) != 0
+            } else if let ms = longestWaitMs {
+                got = SDL_WaitEventTimeout(&e, ms) != 0
             } else {
                 got = SDL_WaitEvent(&e) != 0
             }
+            kiosk.notifier?.pingIfDue()
             if got {
                 repeat {
                     if handle(e) {
@@ -261,14 +281,18 @@ public final class ViewerWindow {
         frame = nil
         overlay = nil
         cursors.free()
+        freeRotationTarget()
         if let r = renderer { SDL_DestroyRenderer(r) }
         if let w = window { SDL_DestroyWindow(w) }
         renderer = nil; window = nil
     }
 
     /// Returns true when the window needs presenting.
-    func handle(_ e: SDL_Event) -> Bool {
+    func handle(_ event: SDL_Event) -> Bool {
         guard let router else { return false }
+        var e = event
+        if rotation != 0 { unrotate(&e) }
+        kioskSaw(e)
         switch e.type {
         case SDL_QUIT.rawValue:
             quit = true
@@ -374,6 +398,7 @@ public final class ViewerWindow {
     /// while connecting and after the end; none while the soft cursor is the pointer.
     func applyCursor() {
         softCursorShown = router?.softCursorVisible == true
+        if kioskHidesCursor { cursors.show(.hidden); return }
         let local = router?.ui.coversDesktop == true || !cursors.haveRemote
         if softCursorShown && !local && router?.touchMode == .trackpad {
             // a system cursor left where the mouse was would be a second pointer

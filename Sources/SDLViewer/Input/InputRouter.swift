@@ -31,6 +31,9 @@ public final class InputRouter {
     public var fullscreen = false
     /// Whether the session is being recorded, for the menu's check mark; nil: not offered.
     public var recording: Bool? = false
+    /// A kiosk's menu: open, locked, or behind a PIN (`pinPad` while it is asked).
+    public var menuLock: MenuLock = .open
+    public internal(set) var pinPad: PinPad?
     /// The one copy of the UI state; the window reads it to draw.
     public var ui = ViewerUI()
 
@@ -102,6 +105,7 @@ public final class InputRouter {
     var sessionEnded: Bool { ui.ended != nil }
 
     public func openMenu() {
+        guard menuMayOpen() else { return }
         releaseAll()
         ui.openMenu(ViewerUI.MenuContext(fullscreen: fullscreen, scaling: viewport.mode, viewOnly: viewOnly,
                                          touchMode: touchMode, keyboardShown: keyboard != nil, recording: recording))
@@ -176,6 +180,7 @@ public final class InputRouter {
     var pendingX: (keycode: Int32, press: Bool)?
 
     public func handle(_ e: SDL_Event) -> [RouterAction] {
+        if pinPad != nil, e.type != SDL_WINDOWEVENT.rawValue, e.type != SDL_SYSWMEVENT.rawValue { return handlePin(e) }
         switch e.type {
         case SDL_SYSWMEVENT.rawValue:
             if let m = e.syswm.msg, m.pointee.subsystem == SDL_SYSWM_X11 {

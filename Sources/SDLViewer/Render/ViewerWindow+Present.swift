@@ -32,6 +32,7 @@ extension ViewerWindow {
         let softShown = router.softCursorVisible && router.touchMode == .trackpad && ui.ended == nil
         let overlayNow = status != nil || ui.menu != nil || ui.ended != nil || prompt != nil || notice != nil
             || router.keyboard != nil || softShown || ui.picker != nil || recorder != nil || timelineVisible
+            || router.pinPad != nil
         defer { fullPresent = false; overlayShown = overlayNow; trace.presented(menuUp: ui.menu != nil) }
         if surfaceMode && !fullPresent && !overlayNow && !overlayShown {
             // only what changed: a small update costs a small copy to the window
@@ -41,6 +42,7 @@ extension ViewerWindow {
             }
             return !uploaded || frame.hasPendingUpload
         }
+        beginRotatedFrame()
         frame.draw(vp)
         if softShown {
             if softCursor == nil { softCursor = SoftCursorSprite(renderer: renderer); softCursor?.setImage(cursors.lastImage) }
@@ -48,9 +50,8 @@ extension ViewerWindow {
             softCursor?.draw(at: c.outputPoint(in: vp), scale: vp.pixelsPerPointY)
         }
         if let k = router.keyboard {
-            var ow: Int32 = 0, oh: Int32 = 0
-            SDL_GetRendererOutputSize(renderer, &ow, &oh)
-            overlay.keyboard(k, vp, outputWidth: Int(ow), outputHeight: Int(oh))
+            let s = logicalSizes()
+            overlay.keyboard(k, vp, outputWidth: Int(s.ow), outputHeight: Int(s.oh))
         }
         if ui.dimsDesktop { overlay.dim(vp.outputWidth, vp.outputHeight) }
         if let prompt {
@@ -71,6 +72,16 @@ extension ViewerWindow {
         if let m = ui.menu {
             overlay.menu(m, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
         }
+        if let pad = router.pinPad {
+            overlay.dim(vp.outputWidth, vp.outputHeight)
+            let l = overlay.pinPad(pad, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
+            func toWindow(_ r: SDL_Rect) -> ViewRect {
+                let a = vp.toWindow(output: ViewPoint(x: Double(r.x), y: Double(r.y)))
+                let b = vp.toWindow(output: ViewPoint(x: Double(r.x + r.w), y: Double(r.y + r.h)))
+                return ViewRect(x: a.x, y: a.y, w: b.x - a.x, h: b.y - a.y)
+            }
+            router.setPinLayout(frame: toWindow(l.frame), keys: l.keys.map(toWindow))
+        }
         drawTimeline(overlay, vp)
         if recorder != nil { overlay.recordingBadge(outputWidth: vp.outputWidth, scale: vp.pixelsPerPointY) }
         if let n = notice, prompt == nil {
@@ -78,6 +89,7 @@ extension ViewerWindow {
             overlay.notice(n.text, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY,
                            bottomInset: timeline.hit != nil ? Int(64 * vp.pixelsPerPointY) : 0)
         }
+        endRotatedFrame()
         if surfaceMode { SDL_UpdateWindowSurface(window) } else { SDL_RenderPresent(renderer) }
         return !uploaded || frame.hasPendingUpload
     }
@@ -89,8 +101,9 @@ extension ViewerWindow {
     func refreshSurface() -> Bool {
         guard surfaceMode, let window else { return false }
         // a real X11 (shm) surface: SDL's GPU-texture emulation would re-upload the whole
-        // window for every changed rect
-        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
+        // window for every changed rect. KMSDRM has no surface of its own: there the emulation
+        // is the only window surface there is.
+        if !ViewerWindow.ownsDisplay { SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0") }
         guard let s = SDL_GetWindowSurface(window) else { return false }
         if s == surface, renderer != nil { return true }
         softCursor = nil   // its texture belongs to the old renderer

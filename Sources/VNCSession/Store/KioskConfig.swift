@@ -1,0 +1,96 @@
+import Foundation
+
+/// `/etc/farcast/kiosk.conf`: one `key = value` per line, `#` starts a comment. Every key
+/// is checked, and a mistake is reported with its line number and what would be right: a kiosk
+/// that silently ignores a typo is a kiosk that shows the wrong thing on a wall.
+public struct KioskConfig: Equatable, Sendable {
+    public enum MenuLock: Equatable, Sendable { case open, locked, pin(String) }
+
+    public var host = ""
+    public var passwordFile: String?
+    public var username: String?
+    public var security: String?
+    public var input = "touch"
+    public var monitor: Int?
+    public var scale = "fit"
+    public var quality: Int?
+    public var rotate = 0
+    public var onScreenKeyboard = false
+    public var menu = MenuLock.locked
+    public var viewOnly = false
+
+    public static let defaultPath = "/etc/farcast/kiosk.conf"
+    static let keys = ["host", "password-file", "username", "security", "input", "monitor", "scale", "quality",
+                       "rotate", "on-screen-keyboard", "menu", "pin", "view-only"]
+
+    public init() {}
+
+    public struct ConfigError: Error, CustomStringConvertible, Equatable {
+        public let description: String
+    }
+
+    public static func load(path: String) throws -> KioskConfig {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(description: "cannot read \(path) (\(String(cString: strerror(errno)))); it names the server the kiosk shows")
+        }
+        return try parse(String(decoding: data, as: UTF8.self), file: path)
+    }
+
+    public static func parse(_ text: String, file: String = "kiosk.conf") throws -> KioskConfig {
+        var c = KioskConfig()
+        var menu: String?, pin: String?
+        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { continue }
+            func fail(_ why: String) -> ConfigError { ConfigError(description: "\(file) line \(i + 1): \(why)") }
+            guard let eq = trimmed.firstIndex(of: "=") else { throw fail("expected 'key = value', got '\(trimmed)'") }
+            let key = trimmed[..<eq].trimmingCharacters(in: .whitespaces).lowercased()
+            let value = trimmed[trimmed.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+            func yesNo() throws -> Bool {
+                switch value.lowercased() {
+                case "yes", "true", "on", "1": return true
+                case "no", "false", "off", "0": return false
+                default: throw fail("\(key) takes yes or no, not '\(value)'")
+                }
+            }
+            switch key {
+            case "host": c.host = value
+            case "password-file": c.passwordFile = value.isEmpty ? nil : value
+            case "username": c.username = value.isEmpty ? nil : value
+            case "security": c.security = value.isEmpty ? nil : value
+            case "input":
+                guard ["touch", "trackpad"].contains(value) else { throw fail("input takes touch or trackpad, not '\(value)'") }
+                c.input = value
+            case "monitor":
+                guard let n = Int(value), n >= 1 else { throw fail("monitor takes a remote screen number from 1, not '\(value)'") }
+                c.monitor = n
+            case "scale": c.scale = value
+            case "quality":
+                guard let q = Int(value), (0...9).contains(q) else { throw fail("quality takes 0 to 9, not '\(value)'") }
+                c.quality = q
+            case "rotate":
+                guard let r = Int(value), [0, 90, 180, 270].contains(r) else { throw fail("rotate takes 0, 90, 180 or 270, not '\(value)'") }
+                c.rotate = r
+            case "on-screen-keyboard": c.onScreenKeyboard = try yesNo()
+            case "view-only": c.viewOnly = try yesNo()
+            case "menu": menu = value.lowercased()
+            case "pin": pin = value
+            default:
+                throw fail("unknown key '\(key)' (known: \(keys.joined(separator: ", ")))")
+            }
+        }
+        guard !c.host.isEmpty else { throw ConfigError(description: "\(file): no host given (e.g. host = 192.168.1.10:0)") }
+        switch menu ?? "locked" {
+        case "open": c.menu = .open
+        case "locked": c.menu = .locked
+        case "pin":
+            guard let p = pin, p.count >= 4, p.count <= 12, p.allSatisfy(\.isASCII), p.allSatisfy(\.isNumber) else {
+                throw ConfigError(description: "\(file): menu = pin needs pin = 4 to 12 digits")
+            }
+            c.menu = .pin(p)
+        case let m: throw ConfigError(description: "\(file): menu takes open, locked or pin, not '\(m)'")
+        }
+        return c
+    }
+}
