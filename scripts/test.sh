@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Builds Farcast and runs the whole test suite (unit, decoder vectors, interop against real
 # Xvnc/x11vnc started on loopback by the tests), then the package checks
-# (scripts/test-package.sh: builds the .deb, validates it, installs it into a Debian 12 root).
+# (scripts/test-package.sh: builds the .deb, validates it, installs it into a Debian 12 root)
+# and the kiosk in a virtual machine (scripts/test-kiosk-vm.sh: the package's farcast-kiosk
+# unit booted in QEMU, its screen against the server's).
 # Installs what it needs first. With arguments (e.g. --filter X) they go to `swift test` and
-# the package checks are left out; FARCAST_SKIP_PACKAGE=1 leaves them out too.
+# the package and kiosk checks are left out; FARCAST_SKIP_PACKAGE=1 leaves them out too,
+# FARCAST_SKIP_KIOSK=1 only the kiosk's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -12,4 +15,6 @@ swift build --build-tests
 swift test --skip-build "$@"
 if [ $# -eq 0 ] && [ "${FARCAST_SKIP_PACKAGE:-0}" != 1 ]; then
   bash scripts/test-package.sh
+  # Bounded: a few minutes once its VM root is cached (the first run makes it: add ~3 min).
+  timeout --kill-after=20 "${FARCAST_KIOSK_TIMEOUT:-900}" bash scripts/test-kiosk-vm.sh
 fi
