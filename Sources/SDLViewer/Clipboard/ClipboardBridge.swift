@@ -81,7 +81,9 @@ final class ClipboardBridge {
         var refused: [EngineEvent] = []
         for (sel, r) in reader.takeResults() {
             switch r {
-            case .text(let t): localText(t, sel)
+            case .text(let t):
+                session.log("clipboard: read the local \(sel) selection (\(t.utf8.count) bytes)")
+                localText(t, sel)
             case .tooLarge(let n): refused.append(.cutTextNotSent(length: n, limit: reader.cap))
             case .failed(let why): session.log("clipboard: the local \(sel) selection was not read: \(why)")
             case .empty, .ours: break
