@@ -26,7 +26,7 @@ final class ClipboardInteropTests: XCTestCase {
 
     /// Owns an X selection and serves it whole, in one property written in 64 KiB appends,
     /// never INCR: xclip sends large data INCR (in parts), which Xvnc 1.12 does not read (the
-    /// viewer does: ClipboardIncrInteropTests), while GTK and Qt put a megabyte in one property.
+    /// viewer does: ClipboardIncrInteropTests); this owner stands for those that use one property.
     static let ownerScript = """
     import sys
     from Xlib import X, Xatom, display
