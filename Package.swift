@@ -22,6 +22,10 @@ let package = Package(
                        providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CXKBCommon", path: "Sources/CXKBCommon", pkgConfig: "xkbcommon",
                        providers: [.apt(["libxkbcommon-dev"])]),
+        // the clipboard's own X selection reader: INCR transfers, XFixes change notification
+        // (xcb-xfixes.pc requires xcb: one pkg-config name brings both)
+        .systemLibrary(name: "CXCB", path: "Sources/CXCB", pkgConfig: "xcb-xfixes",
+                       providers: [.apt(["libxcb1-dev", "libxcb-xfixes0-dev"])]),
         .systemLibrary(name: "CSDL2TTF", path: "Sources/CSDL2TTF", pkgConfig: "SDL2_ttf",
                        providers: [.apt(["libsdl2-ttf-dev"])]),
         // libc calls Swift cannot make (variadic prctl)
@@ -33,7 +37,7 @@ let package = Package(
         // What tools need and the viewer's window does not: PNG, FBS, the decode benchmark.
         .target(name: "FarcastTools", dependencies: ["RFB", "CZlib"]),
         .target(name: "Interaction", dependencies: ["RFB", "CXKBCommon"]),
-        .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "FarcastTools", "CSDL2", "CSDL2TTF"]),
+        .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "FarcastTools", "CSDL2", "CSDL2TTF", "CXCB"]),
         .executableTarget(name: "viewer", dependencies: [
             "RFB", "VNCSession", "Interaction", "SDLViewer", "FarcastTools",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

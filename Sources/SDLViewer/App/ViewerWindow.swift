@@ -36,6 +36,8 @@ public final class ViewerWindow {
     /// The PRIMARY selection too (`--clipboard-primary`); set before `run()`.
     public var clipboardPrimary = false
     var clipboard: ClipboardBridge?
+    /// The X11 selection reader's wake-ups (an SDL user event of their own).
+    var readerWake: WakeSignal?
     /// How fingers drive the pointer at start (`--touch`, `--trackpad`); set before `run()`.
     public var touchMode: TouchInputMode = .touch
     /// Show the on-screen keyboard from the start (`--on-screen-keyboard`); set before `run()`.
@@ -128,7 +130,9 @@ public final class ViewerWindow {
         router.fullscreen = fullscreen
         self.router = router
         let dir: ClipboardDirection = viewOnly ? (clipboardDirection.receives ? .receive : .off) : clipboardDirection
-        clipboard = ClipboardBridge(session: session, direction: dir, primary: clipboardPrimary)
+        let bridge = ClipboardBridge(session: session, direction: dir, primary: clipboardPrimary)
+        clipboard = bridge
+        startSelectionReader(bridge)
         if fullscreen { SDL_SetWindowKeyboardGrab(window, SDL_TRUE) }
         cursors.start()
 
@@ -277,6 +281,7 @@ public final class ViewerWindow {
     }
 
     func teardown() {
+        stopSelectionReader()
         softCursor = nil
         frame = nil
         overlay = nil
@@ -303,6 +308,9 @@ public final class ViewerWindow {
             showPendingPrompt()
             sessionChanged()
             return true
+        case readerWake?.eventType:
+            // texts read by the X11 reader; a refusal comes back as a notice
+            return selectionsRead()
         case SDL_CLIPBOARDUPDATE.rawValue:
             clipboard?.localClipboardChanged()
             // a refusal is an event of this call, on this thread: no wake-up announces it
