@@ -23,6 +23,9 @@ public struct ClientSettings: Sendable {
     public var wantExtendedMouseButtons = true
     /// Extended Clipboard: UTF-8 text, used when the server offers it (classic Latin-1 otherwise).
     public var wantExtendedClipboard = true
+    /// Cursor shapes beyond RichCursor (with alpha, XCursor, VMware's), lock lights, QEMU's
+    /// pointer mode, the pointer position and xvp power control.
+    public var wantMorePseudoEncodings = true
     /// Clipboard text cap in UTF-8 bytes, both ways: larger texts are refused with an event, never truncated.
     public var clipboardLimit = Limits.maxCutTextLength
     /// The cap in force: `clipboardLimit` within what the extension allows.
@@ -73,7 +76,14 @@ public struct ClientSettings: Sendable {
     /// The SetEncodings list: real encodings, then the pseudo-encodings.
     public var encodingList: [Int32] {
         var l = encodings
+        // alpha cursors first: a server takes the first cursor encoding it knows
+        if wantCursor && wantMorePseudoEncodings { l += [Encoding.cursorWithAlpha, Encoding.vmwareCursor] }
         if wantCursor { l.append(Encoding.cursor) }
+        if wantCursor && wantMorePseudoEncodings { l.append(Encoding.xCursor) }
+        if wantMorePseudoEncodings {
+            l += [Encoding.ledState, Encoding.vmwareLEDState, Encoding.qemuPointerMotionChange, Encoding.xvp,
+                  Encoding.pointerPos, Encoding.vmwareCursorPosition]
+        }
         if wantDesktopSize { l.append(Encoding.desktopSize) }
         if wantExtendedDesktopSize { l.append(Encoding.extendedDesktopSize) }
         if wantLastRect { l.append(Encoding.lastRect) }

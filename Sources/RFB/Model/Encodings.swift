@@ -21,6 +21,14 @@ public enum Encoding {
     public static let extendedDesktopSize: Int32 = -308
     public static let qemuExtendedKeyEvent: Int32 = -258
     public static let extendedMouseButtons: Int32 = -316
+    public static let pointerPos: Int32 = -232
+    public static let qemuPointerMotionChange: Int32 = -257
+    public static let ledState: Int32 = -261
+    public static let xvp: Int32 = -309
+    public static let cursorWithAlpha: Int32 = -314
+    public static let vmwareCursor: Int32 = 0x574d_5664
+    public static let vmwareCursorPosition: Int32 = 0x574d_5666
+    public static let vmwareLEDState: Int32 = 0x574d_5668
 
     /// The real encodings by name, in the spelling of vncviewer and rfbrec.py: the one list
     /// the parser, its error messages and the command line's help are made from.
@@ -45,6 +53,14 @@ public enum Encoding {
         case extendedDesktopSize: return "ExtendedDesktopSize"
         case qemuExtendedKeyEvent: return "QEMUExtendedKeyEvent"
         case extendedMouseButtons: return "ExtendedMouseButtons"
+        case pointerPos: return "PointerPos"
+        case qemuPointerMotionChange: return "QEMUPointerMotionChange"
+        case ledState: return "LEDState"
+        case xvp: return "xvp"
+        case cursorWithAlpha: return "CursorWithAlpha"
+        case vmwareCursor: return "VMwareCursor"
+        case vmwareCursorPosition: return "VMwareCursorPosition"
+        case vmwareLEDState: return "VMwareLEDState"
         default: return "encoding \(e)"
         }
     }
