@@ -132,7 +132,16 @@ extension ClientEngine {
 
     /// Asks the server to shut down, reboot or reset the machine (xvp version 1).
     public func sendPowerAction(_ a: XvpAction) {
+        guard phase == .normal else { return }
         output += [250, 0, 1, a.rawValue]
+    }
+
+    /// QEMU's relative pointer mode: motion as a delta from 0x7FFF on each axis (what QEMU
+    /// reads back when the pointer-motion-change pseudo-encoding is in use and the guest's
+    /// mouse is relative).
+    public func sendRelativePointer(dx: Int, dy: Int, buttons: UInt16) {
+        let x = max(0, min(0xffff, 0x7fff + dx)), y = max(0, min(0xffff, 0x7fff + dy))
+        sendPointer(x: x, y: y, buttons: buttons)
     }
 }
 

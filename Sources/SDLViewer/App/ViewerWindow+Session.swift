@@ -61,6 +61,8 @@ extension ViewerWindow {
                 SDL_SetWindowTitle(window, player == nil ? "\(name) — Farcast" : "\(name) — Farcast playback")
             case .cursor(let c):
                 setRemoteCursor(c)
+            case .lockLights, .pointerMode, .powerControl, .powerControlFailed:
+                remoteInputEvent(ev)
             case .credentialsRequired(let req):
                 prompter?.post(.credentials(req, username: knownUsername))
                 showPendingPrompt()

@@ -66,6 +66,8 @@ public final class ViewerWindow {
     /// `--rotate`: degrees clockwise the picture is turned on the screen; set before `run()`.
     public var rotation = 0
     var rotationTarget: OpaquePointer?
+    /// The server's lock lights, pointer mode and power control.
+    var remoteInput = RemoteInputState()
     /// `farcast kiosk`: menu lock, watchdog, cursor; set before `run()`.
     public var kiosk = KioskOptions()
     /// Playback's timeline and when it was last needed (it hides while playing untouched).
@@ -265,9 +267,13 @@ public final class ViewerWindow {
             return handlePromptInput(e)
         case _ where player != nil && playbackTakes(e):
             return true
+        case _ where remoteInput.relative && relativePointerEvent(e) != nil:
+            return true
         case SDL_WINDOWEVENT.rawValue:
             // a selection another program set while we did not own it
-            if e.window.event == UInt8(SDL_WINDOWEVENT_FOCUS_GAINED.rawValue) { clipboard?.localClipboardChanged(); sessionChanged() }
+            if e.window.event == UInt8(SDL_WINDOWEVENT_FOCUS_GAINED.rawValue) {
+                clipboard?.localClipboardChanged(); sessionChanged(); syncLockKeys()
+            }
             if remoteResize && e.window.event == UInt8(SDL_WINDOWEVENT_SIZE_CHANGED.rawValue) {
                 // while the window is dragged, one request once it has been still for a moment
                 resize.due = ViewerWindow.now() + RemoteResize.debounce
@@ -301,6 +307,8 @@ public final class ViewerWindow {
                 quit = true
             case .screenshot:
                 takeScreenshot()
+            case .power(let a):
+                powerAction(a)
             case .toggleRecording:
                 toggleRecording()
             case .quit:
