@@ -32,7 +32,9 @@ let package = Package(
         .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
                        providers: [.apt(["libssl-dev"])]),
-        .target(name: "RFB", dependencies: ["CZlib", "CTurboJPEG", "COpenSSL"]),
+        .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"])]),
+        .target(name: "RFB", dependencies: ["CZlib", "CTurboJPEG", "COpenSSL", "CPNG"]),
         .target(name: "VNCSession", dependencies: ["RFB", "CSystem"]),
         // What tools need and the viewer's window does not: PNG, FBS, the decode benchmark.
         .target(name: "FarcastTools", dependencies: ["RFB", "CZlib"]),

@@ -4,7 +4,7 @@
 set -euo pipefail
 PKGS=(
   # build: system libraries reached through pkg-config
-  pkg-config libsdl2-dev libsdl2-ttf-dev zlib1g-dev libturbojpeg0-dev libxkbcommon-dev libssl-dev
+  pkg-config libsdl2-dev libsdl2-ttf-dev zlib1g-dev libturbojpeg0-dev libpng-dev libxkbcommon-dev libssl-dev
   # the clipboard's own X selection reader (INCR, XFixes change notification)
   libxcb1-dev libxcb-xfixes0-dev
   fonts-dejavu-core

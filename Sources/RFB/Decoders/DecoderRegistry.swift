@@ -9,6 +9,7 @@ func makeDecoders(probe: LibraryProbe? = nil) -> [Int32: RectDecoder] {
         Encoding.hextile: HextileDecoder(),
         Encoding.zlib: ZlibDecoder(probe: probe),
         Encoding.tight: TightDecoder(probe: probe),
+        Encoding.tightPNG: TightDecoder(probe: probe, png: true),
         Encoding.zrle: ZRLEDecoder(probe: probe),
     ]
 }

@@ -10,6 +10,8 @@ public enum Encoding {
     public static let zlib: Int32 = 6
     public static let tight: Int32 = 7
     public static let zrle: Int32 = 16
+    /// Tight with PNG instead of zlib (QEMU, libvncserver): a real encoding with a negative number.
+    public static let tightPNG: Int32 = -260
     // pseudo-encodings
     public static let jpegQuality0: Int32 = -32     // -32 ... -23 = quality 0 ... 9
     public static let desktopSize: Int32 = -223
@@ -34,7 +36,7 @@ public enum Encoding {
     /// the parser, its error messages and the command line's help are made from.
     public static let names: [(name: String, encoding: Int32)] = [
         ("raw", raw), ("copyrect", copyRect), ("rre", rre), ("corre", coRRE), ("hextile", hextile),
-        ("zlib", zlib), ("zrle", zrle), ("tight", tight),
+        ("zlib", zlib), ("zrle", zrle), ("tight", tight), ("tightpng", tightPNG),
     ]
     public static let byName: [String: Int32] = Dictionary(uniqueKeysWithValues: names.map { ($0.name, $0.encoding) })
     /// "raw,copyrect,…" for messages and help.
