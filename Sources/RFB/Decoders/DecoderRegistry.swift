@@ -10,6 +10,7 @@ func makeDecoders(probe: LibraryProbe? = nil) -> [Int32: RectDecoder] {
         Encoding.zlib: ZlibDecoder(probe: probe),
         Encoding.tight: TightDecoder(probe: probe),
         Encoding.tightPNG: TightDecoder(probe: probe, png: true),
+        Encoding.jpeg: JPEGRectDecoder(probe: probe),
         Encoding.zrle: ZRLEDecoder(probe: probe),
     ]
 }

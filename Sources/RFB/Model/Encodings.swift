@@ -12,6 +12,8 @@ public enum Encoding {
     public static let zrle: Int32 = 16
     /// Tight with PNG instead of zlib (QEMU, libvncserver): a real encoding with a negative number.
     public static let tightPNG: Int32 = -260
+    /// One JPEG file per rect (TigerVNC 1.16, RealVNC).
+    public static let jpeg: Int32 = 21
     // pseudo-encodings
     public static let jpegQuality0: Int32 = -32     // -32 ... -23 = quality 0 ... 9
     public static let desktopSize: Int32 = -223
@@ -36,7 +38,7 @@ public enum Encoding {
     /// the parser, its error messages and the command line's help are made from.
     public static let names: [(name: String, encoding: Int32)] = [
         ("raw", raw), ("copyrect", copyRect), ("rre", rre), ("corre", coRRE), ("hextile", hextile),
-        ("zlib", zlib), ("zrle", zrle), ("tight", tight), ("tightpng", tightPNG),
+        ("zlib", zlib), ("zrle", zrle), ("tight", tight), ("tightpng", tightPNG), ("jpeg", jpeg),
     ]
     public static let byName: [String: Int32] = Dictionary(uniqueKeysWithValues: names.map { ($0.name, $0.encoding) })
     /// "raw,copyrect,…" for messages and help.
