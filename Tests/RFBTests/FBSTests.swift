@@ -131,3 +131,15 @@ extension FBSTests {
         }
     }
 }
+
+extension FBSTests {
+    /// QEMU's audio stays out of recordings, like the clipboard.
+    func testTapLeavesAudioOut() throws {
+        let audio: [UInt8] = [255, 1, 0, 1] + [255, 1, 0, 2] + be32(3) + [9, 9, 9] + [255, 1, 0, 0]
+        let a = fill(0x0a0a0a)
+        let e = ClientEngine(settings: ClientSettings()), tap = Tap()
+        e.startTap(tap)
+        try e.feed(S.hello() + audio + a + audio)
+        XCTAssertEqual(tap.bytes, recorded(a))
+    }
+}

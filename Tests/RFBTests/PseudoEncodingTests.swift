@@ -81,3 +81,26 @@ final class PseudoEncodingTests: XCTestCase {
         XCTAssertLessThan(l.firstIndex(of: -314) ?? 99, l.firstIndex(of: -239) ?? 0, "the alpha cursor before RichCursor")
     }
 }
+
+extension PseudoEncodingTests {
+    func testQEMUAudioMessages() throws {
+        let data: [UInt8] = [255, 1, 0, 2] + be32(4) + [1, 2, 3, 4]
+        XCTAssertEqual(try events([255, 1, 0, 1] + data + [255, 1, 0, 0]), [.audioBegan, .audioData([1, 2, 3, 4]), .audioEnded])
+        XCTAssertThrowsError(try ClientEngine(settings: ClientSettings()).feed(S.hello() + [255, 1, 0, 2] + be32(2 << 20))) {
+            XCTAssertTrue("\($0)".contains("over the 1048576-byte limit"), "\($0)")
+        }
+        XCTAssertThrowsError(try ClientEngine(settings: ClientSettings()).feed(S.hello() + [255, 1, 0, 7])) {
+            XCTAssertTrue("\($0)".contains("operation 7"), "\($0)")
+        }
+        XCTAssertThrowsError(try ClientEngine(settings: ClientSettings()).feed(S.hello() + [255, 2, 0, 0])) {
+            XCTAssertTrue("\($0)".contains("submessage 2"), "\($0)")
+        }
+        let e = ClientEngine(settings: ClientSettings())
+        try e.feed(S.hello())
+        _ = e.takeOutput()
+        e.setAudio(enabled: true)
+        XCTAssertEqual(e.takeOutput(), [255, 1, 0, 2, 3, 2, 0, 0, 0xac, 0x44, 255, 1, 0, 0], "format s16 stereo 44100, then enable")
+        e.setAudio(enabled: false)
+        XCTAssertEqual(e.takeOutput(), [255, 1, 0, 1])
+    }
+}

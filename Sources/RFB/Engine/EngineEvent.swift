@@ -44,5 +44,9 @@ public enum EngineEvent: Equatable, Sendable {
     case powerControl(available: Bool)
     /// xvp: the last power action failed.
     case powerControlFailed
+    /// QEMU audio: the stream began, samples in the format asked for, the stream ended.
+    case audioBegan
+    case audioData([UInt8])
+    case audioEnded
 }
 

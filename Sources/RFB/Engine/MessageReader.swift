@@ -63,6 +63,8 @@ extension ClientEngine {
             events.append(.cutText(String(s)))
         case 250:
             try parseXvp(&r)
+        case 255:
+            try parseQEMUServerMessage(&r)
         default:
             throw ProtocolError("unknown server message type \(type)")
         }

@@ -55,6 +55,16 @@ extension ClientEngine {
         }
         // ServerCutText: 3, padding, then a length that is negative for the Extended Clipboard;
         // with fewer than 8 bytes in, the message is parsed (and this asked) again later
+        // QEMU audio (255): not picture, and the reference tools do not parse it
+        if tapFrom != nil, r.remaining >= 4, r.base[r.pos] == 255 {
+            let op = Int(r.base[r.pos + 2]) << 8 | Int(r.base[r.pos + 3])
+            guard op == 2 else { addTapEdit(TapEdit(from: stats.bytes + r.pos, to: stats.bytes + r.pos + 4, with: [])); return }
+            guard r.remaining >= 8 else { return }
+            let b = r.base + r.pos + 4
+            let n = Int(b[0]) << 24 | Int(b[1]) << 16 | Int(b[2]) << 8 | Int(b[3])
+            addTapEdit(TapEdit(from: stats.bytes + r.pos, to: stats.bytes + r.pos + 8 + n, with: []))
+            return
+        }
         guard tapFrom != nil, r.remaining >= 8, r.base[r.pos] == 3 else { return }
         let b = r.base + r.pos + 4
         let len = Int32(bitPattern: UInt32(b[0]) << 24 | UInt32(b[1]) << 16 | UInt32(b[2]) << 8 | UInt32(b[3]))

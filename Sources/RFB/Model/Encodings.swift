@@ -28,6 +28,7 @@ public enum Encoding {
     public static let pointerPos: Int32 = -232
     public static let qemuPointerMotionChange: Int32 = -257
     public static let ledState: Int32 = -261
+    public static let qemuAudio: Int32 = -259
     public static let xvp: Int32 = -309
     public static let cursorWithAlpha: Int32 = -314
     public static let vmwareCursor: Int32 = 0x574d_5664
@@ -60,6 +61,7 @@ public enum Encoding {
         case pointerPos: return "PointerPos"
         case qemuPointerMotionChange: return "QEMUPointerMotionChange"
         case ledState: return "LEDState"
+        case qemuAudio: return "QEMUAudio"
         case xvp: return "xvp"
         case cursorWithAlpha: return "CursorWithAlpha"
         case vmwareCursor: return "VMwareCursor"

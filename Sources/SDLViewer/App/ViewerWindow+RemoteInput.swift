@@ -13,6 +13,9 @@ struct RemoteInputState {
     var captured = false
     var buttons: UInt16 = 0
     var relativeNoticeShown = false
+    /// The server is QEMU (it sent its pointer mode): audio may be asked of it.
+    var isQEMU = false
+    var audioFailureShown = false
 }
 
 extension ViewerWindow {
@@ -25,6 +28,12 @@ extension ViewerWindow {
             syncLockKeys()
         case .pointerMode(let relative):
             remoteInput.relative = relative
+            if !remoteInput.isQEMU {
+                remoteInput.isQEMU = true
+                router?.audio = audioWanted
+                // only QEMU takes the audio messages: another server would end the connection
+                if audioWanted { session.setAudio(true) }
+            }
             if !relative { releasePointer() }
             if relative && !remoteInput.relativeNoticeShown && !viewOnly {
                 remoteInput.relativeNoticeShown = true
@@ -34,6 +43,15 @@ extension ViewerWindow {
             router?.powerControl = available && !viewOnly
         case .powerControlFailed:
             showNotice("The server could not carry out the power action")
+        case .audioData(let samples):
+            guard audioWanted else { break }
+            audioPlayer.play(samples)
+            if let f = audioPlayer.failure, !remoteInput.audioFailureShown {
+                remoteInput.audioFailureShown = true
+                showNotice("Sound: \(f)")
+            }
+        case .audioEnded:
+            break
         default: break
         }
     }
@@ -51,6 +69,15 @@ extension ViewerWindow {
             session.sendKey(sym, down: false, xtKeycode: xt)
             remoteInput.lockSyncPending = true
         }
+    }
+
+    /// The menu's Sound entry (QEMU only).
+    func toggleAudio() {
+        audioWanted.toggle()
+        router?.audio = audioWanted
+        session.setAudio(audioWanted)
+        if !audioWanted { audioPlayer.stop() }
+        showNotice(audioWanted ? "Sound on" : "Sound off")
     }
 
     func powerAction(_ a: XvpAction) {

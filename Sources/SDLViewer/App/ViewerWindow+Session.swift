@@ -61,7 +61,7 @@ extension ViewerWindow {
                 SDL_SetWindowTitle(window, player == nil ? "\(name) — Farcast" : "\(name) — Farcast playback")
             case .cursor(let c):
                 setRemoteCursor(c)
-            case .lockLights, .pointerMode, .powerControl, .powerControlFailed:
+            case .lockLights, .pointerMode, .powerControl, .powerControlFailed, .audioData, .audioEnded, .audioBegan:
                 remoteInputEvent(ev)
             case .credentialsRequired(let req):
                 prompter?.post(.credentials(req, username: knownUsername))

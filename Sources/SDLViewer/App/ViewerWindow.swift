@@ -68,6 +68,9 @@ public final class ViewerWindow {
     var rotationTarget: OpaquePointer?
     /// The server's lock lights, pointer mode and power control.
     var remoteInput = RemoteInputState()
+    /// QEMU's sound (`--audio`, the menu's Sound entry); set before `run()`.
+    public var audioWanted = false
+    let audioPlayer = AudioPlayer()
     /// `farcast kiosk`: menu lock, watchdog, cursor; set before `run()`.
     public var kiosk = KioskOptions()
     /// Playback's timeline and when it was last needed (it hides while playing untouched).
@@ -233,6 +236,7 @@ public final class ViewerWindow {
         overlay = nil
         cursors.free()
         freeRotationTarget()
+        audioPlayer.stop()
         if let r = renderer { SDL_DestroyRenderer(r) }
         if let w = window { SDL_DestroyWindow(w) }
         renderer = nil; window = nil
@@ -309,6 +313,8 @@ public final class ViewerWindow {
                 takeScreenshot()
             case .power(let a):
                 powerAction(a)
+            case .toggleAudio:
+                toggleAudio()
             case .toggleRecording:
                 toggleRecording()
             case .quit:

@@ -35,6 +35,8 @@ public final class InputRouter {
     public var menuLock: MenuLock = .open
     /// The server offers xvp power control: the menu has its entries.
     public var powerControl = false
+    /// QEMU's sound: nil when the server has none, else whether it is on.
+    public var audio: Bool?
     public internal(set) var pinPad: PinPad?
     /// The one copy of the UI state; the window reads it to draw.
     public var ui = ViewerUI()
@@ -111,7 +113,7 @@ public final class InputRouter {
         releaseAll()
         ui.openMenu(ViewerUI.MenuContext(fullscreen: fullscreen, scaling: viewport.mode, viewOnly: viewOnly,
                                          touchMode: touchMode, keyboardShown: keyboard != nil, recording: recording,
-                                         power: powerControl))
+                                         power: powerControl, audio: audio))
     }
 
     public func closeMenu() { ui.closeMenu() }
@@ -165,6 +167,7 @@ public final class InputRouter {
             case .screenshot: return [.screenshot]
             case .toggleRecording: return [.toggleRecording]
             case .power(let a): return [.power(a)]
+            case .toggleAudio: return [.toggleAudio]
             case .setTouchMode(let m): return setTouchMode(m)
             case .resetZoom: return apply(gestures.resetZoom(&viewport))
             case .toggleKeyboard: return setKeyboard(shown: keyboard == nil)

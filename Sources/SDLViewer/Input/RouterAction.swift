@@ -31,4 +31,6 @@ public enum RouterAction: Equatable, Sendable {
     case toggleRecording
     /// xvp: shut down, reboot or reset the remote machine (menu).
     case power(XvpAction)
+    /// QEMU's sound on or off (menu).
+    case toggleAudio
 }

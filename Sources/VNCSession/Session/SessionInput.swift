@@ -15,6 +15,7 @@ extension Session {
         case cancelLogin(String)
         case relativePointer(dx: Int, dy: Int, buttons: UInt16)
         case power(XvpAction)
+        case audio(Bool)
     }
 
     /// Queues `c` when `allowed` (checked under the lock) and wakes the session thread.
@@ -49,6 +50,11 @@ extension Session {
     /// xvp: shut down, reboot or reset the server's machine. Dropped unless ready.
     public func sendPowerAction(_ a: XvpAction) {
         enqueue(.power(a))
+    }
+
+    /// QEMU audio on or off. Dropped unless ready.
+    public func setAudio(_ on: Bool) {
+        enqueue(.audio(on))
     }
 
     /// Asks for an update of the whole framebuffer (non-incremental: everything again). Dropped

@@ -289,6 +289,8 @@ extension Session {
                 c.heldButtons = buttons
             case .power(let a):
                 e.sendPowerAction(a)
+            case .audio(let on):
+                e.setAudio(enabled: on)
             }
         }
         if let cut {
