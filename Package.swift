@@ -32,7 +32,11 @@ let package = Package(
         .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
                        providers: [.apt(["libssl-dev"])]),
-        .target(name: "RFB", dependencies: ["CZlib", "CTurboJPEG", "COpenSSL"]),
+        // Open H.264: FFmpeg's decoder and colour conversion (libavcodec.pc brings libavutil's
+        // flags; the module map links avutil and swscale)
+        .systemLibrary(name: "CAVCodec", path: "Sources/CAVCodec", pkgConfig: "libavcodec",
+                       providers: [.apt(["libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+        .target(name: "RFB", dependencies: ["CZlib", "CTurboJPEG", "COpenSSL", "CAVCodec"]),
         .target(name: "VNCSession", dependencies: ["RFB", "CSystem"]),
         // What tools need and the viewer's window does not: PNG, FBS, the decode benchmark.
         .target(name: "FarcastTools", dependencies: ["RFB", "CZlib"]),

@@ -10,5 +10,6 @@ func makeDecoders(probe: LibraryProbe? = nil) -> [Int32: RectDecoder] {
         Encoding.zlib: ZlibDecoder(probe: probe),
         Encoding.tight: TightDecoder(probe: probe),
         Encoding.zrle: ZRLEDecoder(probe: probe),
+        Encoding.h264: H264Decoder(probe: probe),
     ]
 }
