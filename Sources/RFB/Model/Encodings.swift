@@ -35,9 +35,9 @@ public enum Encoding {
     public static var knownNames: String { names.map(\.name).joined(separator: ",") }
     /// Real encodings in our default order of preference (best first). H.264 comes after
     /// Tight and ZRLE: servers take the first they know, so it is used by default only where
-    /// neither is offered. It is lossy with no lossless refresh (text stays soft until the
-    /// next key frame) and its quality rests on the server's encoder, so it is the user's
-    /// choice (`--encodings h264,...`, e.g. for video, or to spare a Pi's CPU under wayvnc).
+    /// neither is offered. It is lossy with no lossless refresh (text is only as sharp as the
+    /// server's encoder makes it), so it is the user's choice (`--encodings h264,...`, e.g.
+    /// for video, or to spare a Pi's CPU under wayvnc with a hardware encoder).
     public static let defaultPreference: [Int32] = [tight, copyRect, zrle, h264, hextile, zlib, coRRE, rre, raw]
 
     public static func name(_ e: Int32) -> String {
