@@ -30,6 +30,17 @@ final class H264DecoderTests: XCTestCase {
         XCTAssertEqual(d.contextRects, [r])
     }
 
+    func testLargeRectOfSeveralSlicesOnSliceThreads() throws {
+        // several slices a picture (two here; the later ones start past macroblock 0), on threads
+        let s = try FFmpeg.encode("testsrc2", w: 704, h: 400, frames: 4, name: "slices", x264: ["-x264-params", "slices=4"])
+        let r = Rect(x: 0, y: 0, w: 704, h: 400)
+        XCTAssertGreaterThanOrEqual(r.area, H264Context.threadedArea)
+        let fb = Framebuffer(width: 704, height: 400)
+        try decodeSequence(H264Decoder(), fb: fb, s.frames.map { (r, $0, 0) }) { i in
+            XCTAssertEqual(fb.snapshotPixels(), s.reference[i], "frame \(i)")
+        }
+    }
+
     func testRectInsideALargerFramebuffer() throws {
         // the rect's neighbours keep their pixels: nothing is written past its right edge
         let s = try FFmpeg.encode("testsrc2", w: 50, h: 30, frames: 3, name: "inside")

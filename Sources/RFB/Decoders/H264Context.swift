@@ -8,6 +8,8 @@ import Synchronization
 /// their access unit goes in (low delay, slice threads only), and the newest is converted
 /// by libswscale to the framebuffer's 0x00RRGGBB, as FFmpeg's own scale filter would.
 final class H264Context {
+    /// Rects from this size on (a 640x400 window) decode on slice threads.
+    static let threadedArea = 1 << 18
     let rect: Rect
     /// For least-recently-used eviction.
     var lastUsed: UInt64 = 0
@@ -39,9 +41,11 @@ final class H264Context {
             throw ProtocolError("H.264 rect \(rect): out of memory for a decoder")
         }
         // No frame threads and no reordering delay: each rect shows its own frame at once.
+        // Slice threads (as many as cores) only for large rects: 64 small contexts would
+        // otherwise start a pool each.
         c.pointee.flags |= Int32(AV_CODEC_FLAG_LOW_DELAY)
         c.pointee.thread_type = Int32(FF_THREAD_SLICE)
-        c.pointee.thread_count = 0
+        c.pointee.thread_count = rect.area >= H264Context.threadedArea ? 0 : 1
         c.pointee.max_pixels = Int64(maxFramePixels)
         if let hw = hwDevice, let ref = av_buffer_ref(hw) {
             c.pointee.hw_device_ctx = ref
@@ -68,7 +72,7 @@ final class H264Context {
         }
         // a reference-counted, zero-padded copy: libavcodec keeps it without copying again
         let total = waiting.count + count
-        if av_new_packet(pkt, Int32(total)) < 0 {
+        if total > Int(Int32.max) || av_new_packet(pkt, Int32(total)) < 0 {
             throw ProtocolError("H.264 rect \(rect): out of memory for \(total) bytes of data")
         }
         defer { av_packet_unref(pkt) }
@@ -92,6 +96,7 @@ final class H264Context {
     }
 
     private func rejected(_ rc: Int32) -> ProtocolError {
+        if let newest = latest { av_frame_unref(newest) }   // nothing of a rejected rect is shown
         let detail = AVLog.lastError()
         return ProtocolError("H.264 rect \(rect): the decoder rejected the data (\(avError(rc))\(detail.isEmpty ? "" : ": " + detail))")
     }
