@@ -73,7 +73,7 @@ final class H264Context {
         // a reference-counted, zero-padded copy: libavcodec keeps it without copying again
         let total = waiting.count + count
         if total > Int(Int32.max) || av_new_packet(pkt, Int32(total)) < 0 {
-            throw ProtocolError("H.264 rect \(rect): out of memory for \(total) bytes of data")
+            throw ProtocolError("H.264 rect \(rect): cannot make a packet of \(total) bytes")
         }
         defer { av_packet_unref(pkt) }
         waiting.withUnsafeBufferPointer { w in
