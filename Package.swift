@@ -34,7 +34,11 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
-        .target(name: "RFB", dependencies: ["CZlib", "CTurboJPEG", "COpenSSL", "CPNG"]),
+        // Open H.264: FFmpeg's decoder and colour conversion (libavcodec.pc brings libavutil's
+        // flags; the module map links avutil and swscale)
+        .systemLibrary(name: "CAVCodec", path: "Sources/CAVCodec", pkgConfig: "libavcodec",
+                       providers: [.apt(["libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+        .target(name: "RFB", dependencies: ["CZlib", "CTurboJPEG", "COpenSSL", "CPNG", "CAVCodec"]),
         .target(name: "VNCSession", dependencies: ["RFB", "CSystem"]),
         // What tools need and the viewer's window does not: PNG, FBS, the decode benchmark.
         .target(name: "FarcastTools", dependencies: ["RFB", "CZlib"]),

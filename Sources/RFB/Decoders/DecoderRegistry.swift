@@ -12,5 +12,6 @@ func makeDecoders(probe: LibraryProbe? = nil) -> [Int32: RectDecoder] {
         Encoding.tightPNG: TightDecoder(probe: probe, png: true),
         Encoding.jpeg: JPEGRectDecoder(probe: probe),
         Encoding.zrle: ZRLEDecoder(probe: probe),
+        Encoding.h264: H264Decoder(probe: probe),
     ]
 }

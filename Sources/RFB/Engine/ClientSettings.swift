@@ -2,9 +2,11 @@
 public struct ClientSettings: Sendable {
     /// Pixel format to request; the framebuffer is always 32 bpp and other formats are converted while decoding.
     public var pixelFormat: PixelFormat = .native
-    /// Real encodings in order of preference (sent exactly in this order).
-    public var encodings: [Int32] = [Encoding.tight, Encoding.copyRect, Encoding.zrle, Encoding.hextile,
-                                     Encoding.zlib, Encoding.coRRE, Encoding.rre, Encoding.raw]
+    /// Real encodings in order of preference (sent in this order; H.264 is left out when
+    /// lossless pictures are asked for, unless the user named the list).
+    public var encodings: [Int32] = Encoding.defaultPreference
+    /// True when the user named the encodings (`--encodings`): sent exactly as given.
+    public var encodingsNamedByUser = false
     /// Tight JPEG quality 0–9; nil asks for lossless.
     public var jpegQuality: Int? = nil
     /// Compression level 0–9; nil leaves the server's default.
@@ -77,7 +79,9 @@ public struct ClientSettings: Sendable {
 
     /// The SetEncodings list: real encodings, then the pseudo-encodings.
     public var encodingList: [Int32] {
-        var l = encodings
+        // lossless (no quality given): the lossy-only encodings (H.264, JPEG) only when asked for by name
+        var l = jpegQuality == nil && !encodingsNamedByUser
+            ? encodings.filter { $0 != Encoding.h264 && $0 != Encoding.jpeg } : encodings
         // alpha cursors first: a server takes the first cursor encoding it knows
         if wantCursor && wantMorePseudoEncodings { l += [Encoding.cursorWithAlpha, Encoding.vmwareCursor] }
         if wantCursor { l.append(Encoding.cursor) }

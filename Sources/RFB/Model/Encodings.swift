@@ -14,6 +14,8 @@ public enum Encoding {
     public static let tightPNG: Int32 = -260
     /// One JPEG file per rect (TigerVNC 1.16, RealVNC).
     public static let jpeg: Int32 = 21
+    /// Open H.264 (TigerVNC's number; the specification's "Open H.264 Encoding").
+    public static let h264: Int32 = 50
     // pseudo-encodings
     public static let jpegQuality0: Int32 = -32     // -32 ... -23 = quality 0 ... 9
     public static let desktopSize: Int32 = -223
@@ -39,13 +41,17 @@ public enum Encoding {
     /// the parser, its error messages and the command line's help are made from.
     public static let names: [(name: String, encoding: Int32)] = [
         ("raw", raw), ("copyrect", copyRect), ("rre", rre), ("corre", coRRE), ("hextile", hextile),
-        ("zlib", zlib), ("zrle", zrle), ("tight", tight), ("tightpng", tightPNG), ("jpeg", jpeg),
+        ("zlib", zlib), ("zrle", zrle), ("tight", tight), ("tightpng", tightPNG), ("jpeg", jpeg), ("h264", h264),
     ]
     public static let byName: [String: Int32] = Dictionary(uniqueKeysWithValues: names.map { ($0.name, $0.encoding) })
     /// "raw,copyrect,…" for messages and help.
     public static var knownNames: String { names.map(\.name).joined(separator: ",") }
-    /// Real encodings in our default order of preference (best first).
-    public static let defaultPreference: [Int32] = [tight, zrle, hextile, zlib, coRRE, rre, copyRect, raw]
+    /// Real encodings in our default order of preference (best first). H.264 comes after
+    /// Tight and ZRLE: servers take the first they know, so it is used by default only where
+    /// neither is offered. It is lossy with no lossless refresh (text is only as sharp as the
+    /// server's encoder makes it), so it is the user's choice (`--encodings h264,...`, e.g.
+    /// for video, or to spare a Pi's CPU under wayvnc with a hardware encoder).
+    public static let defaultPreference: [Int32] = [tight, copyRect, zrle, h264, jpeg, tightPNG, hextile, zlib, coRRE, rre, raw]
 
     public static func name(_ e: Int32) -> String {
         if let n = names.first(where: { $0.encoding == e })?.name { return n }
