@@ -22,18 +22,28 @@ let package = Package(
                        providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CXKBCommon", path: "Sources/CXKBCommon", pkgConfig: "xkbcommon",
                        providers: [.apt(["libxkbcommon-dev"])]),
+        // the clipboard's own X selection reader: INCR transfers, XFixes change notification
+        // (xcb-xfixes.pc requires xcb: one pkg-config name brings both)
+        .systemLibrary(name: "CXCB", path: "Sources/CXCB", pkgConfig: "xcb-xfixes",
+                       providers: [.apt(["libxcb1-dev", "libxcb-xfixes0-dev"])]),
         .systemLibrary(name: "CSDL2TTF", path: "Sources/CSDL2TTF", pkgConfig: "SDL2_ttf",
                        providers: [.apt(["libsdl2-ttf-dev"])]),
         // libc calls Swift cannot make (variadic prctl)
         .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
                        providers: [.apt(["libssl-dev"])]),
-        .target(name: "RFB", dependencies: ["CZlib", "CTurboJPEG", "COpenSSL"]),
+        .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"])]),
+        // Open H.264: FFmpeg's decoder and colour conversion (libavcodec.pc brings libavutil's
+        // flags; the module map links avutil and swscale)
+        .systemLibrary(name: "CAVCodec", path: "Sources/CAVCodec", pkgConfig: "libavcodec",
+                       providers: [.apt(["libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+        .target(name: "RFB", dependencies: ["CZlib", "CTurboJPEG", "COpenSSL", "CPNG", "CAVCodec"]),
         .target(name: "VNCSession", dependencies: ["RFB", "CSystem"]),
         // What tools need and the viewer's window does not: PNG, FBS, the decode benchmark.
         .target(name: "FarcastTools", dependencies: ["RFB", "CZlib"]),
         .target(name: "Interaction", dependencies: ["RFB", "CXKBCommon"]),
-        .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "FarcastTools", "CSDL2", "CSDL2TTF"]),
+        .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "FarcastTools", "CSDL2", "CSDL2TTF", "CXCB"]),
         .executableTarget(name: "viewer", dependencies: [
             "RFB", "VNCSession", "Interaction", "SDLViewer", "FarcastTools",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

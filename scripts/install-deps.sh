@@ -4,7 +4,11 @@
 set -euo pipefail
 PKGS=(
   # build: system libraries reached through pkg-config
-  pkg-config libsdl2-dev libsdl2-ttf-dev zlib1g-dev libturbojpeg0-dev libxkbcommon-dev libssl-dev
+  pkg-config libsdl2-dev libsdl2-ttf-dev zlib1g-dev libturbojpeg0-dev libpng-dev libxkbcommon-dev libssl-dev
+  # Open H.264: FFmpeg's decoder and colour conversion; the ffmpeg CLI (libx264) makes and checks test streams
+  libavcodec-dev libavutil-dev libswscale-dev ffmpeg
+  # the clipboard's own X selection reader (INCR, XFixes change notification)
+  libxcb1-dev libxcb-xfixes0-dev
   fonts-dejavu-core
   # real VNC servers and X tools for the local desktop and the interop tests
   tigervnc-standalone-server tigervnc-tools x11vnc xvfb xauth x11-utils x11-xserver-utils

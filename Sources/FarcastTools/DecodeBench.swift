@@ -6,8 +6,8 @@ public struct BenchResult: Sendable, Codable {
     public var file: String
     public var updates = 0, rects = 0, pixels = 0, bytes = 0
     public var cpuSeconds = 0.0, wallSeconds = 0.0
-    /// With `split`: seconds inside zlib inflate and TurboJPEG decompress.
-    public var inflateSeconds: Double?, jpegSeconds: Double?
+    /// With `split`: seconds inside zlib inflate, TurboJPEG decompress and libavcodec's H.264 decoder.
+    public var inflateSeconds: Double?, jpegSeconds: Double?, h264Seconds: Double?
     public var mpixPerCPUSecond: Double { cpuSeconds > 0 ? Double(pixels) / 1e6 / cpuSeconds : 0 }
 }
 
@@ -15,6 +15,7 @@ public struct BenchResult: Sendable, Codable {
 public final class LibraryClock: LibraryProbe {
     public private(set) var zlibNanos: UInt64 = 0
     public private(set) var jpegNanos: UInt64 = 0
+    public private(set) var avcodecNanos: UInt64 = 0
     public init() {}
 
     @inline(__always) static func now() -> UInt64 {
@@ -30,13 +31,14 @@ public final class LibraryClock: LibraryProbe {
         switch library {
         case .zlib: zlibNanos &+= d
         case .turboJPEG: jpegNanos &+= d
+        case .avcodec: avcodecNanos &+= d
         }
     }
 }
 
 public enum DecodeBench {
     /// Decodes `path` `repeats` times; the fastest run's figures and the last framebuffer.
-    /// With `split`, the time inside zlib and TurboJPEG is measured too (clock reads per call).
+    /// With `split`, the time inside zlib, TurboJPEG and libavcodec is measured too (clock reads per call).
     public static func run(path: String, repeats: Int = 1, split: Bool = false) throws -> (BenchResult, Framebuffer?) {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ProtocolError("cannot read \(path)")
@@ -66,6 +68,7 @@ public enum DecodeBench {
             if let clock {
                 r.inflateSeconds = Double(clock.zlibNanos) / 1e9
                 r.jpegSeconds = Double(clock.jpegNanos) / 1e9
+                r.h264Seconds = Double(clock.avcodecNanos) / 1e9
             }
             r.updates = engine.stats.updates; r.rects = engine.stats.rects
             r.pixels = engine.stats.pixels; r.bytes = engine.stats.bytes

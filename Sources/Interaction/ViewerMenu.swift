@@ -1,3 +1,4 @@
+import RFB
 
 /// What a menu entry does when chosen.
 public enum MenuAction: Equatable, Sendable {
@@ -14,6 +15,10 @@ public enum MenuAction: Equatable, Sendable {
     case screenshot
     /// Start or stop recording the session (FBS) into the videos folder.
     case toggleRecording
+    /// xvp: shut down, reboot or reset the remote machine.
+    case power(XvpAction)
+    /// QEMU's sound on or off.
+    case toggleAudio
 }
 
 /// The F8 menu (like vncviewer's): a list of entries, one selected, laid out in window points
@@ -39,7 +44,7 @@ public struct ViewerMenu: Equatable, Sendable {
 
     public init(fullscreen: Bool, scaling: ScalingMode, viewOnly: Bool,
                 touchMode: TouchInputMode = .touch, keyboardShown: Bool = false, zoomed: Bool = false,
-                screens: String? = nil, recording: Bool? = nil) {
+                screens: String? = nil, recording: Bool? = nil, power: Bool = false, audio: Bool? = nil) {
         items.append(Item(title: "Full screen", action: .toggleFullscreen, checked: fullscreen, separatorAbove: false))
         var first = true
         for s in ViewerMenu.scalings {
@@ -76,6 +81,14 @@ public struct ViewerMenu: Equatable, Sendable {
         items.append(Item(title: "Take screenshot (Ctrl+Alt+S)", action: .screenshot, checked: false, separatorAbove: true))
         if let recording {
             items.append(Item(title: "Record session (Ctrl+Alt+R)", action: .toggleRecording, checked: recording, separatorAbove: false))
+        }
+        if let audio {
+            items.append(Item(title: "Sound", action: .toggleAudio, checked: audio, separatorAbove: true))
+        }
+        if power && !viewOnly {
+            items.append(Item(title: "Shut down the remote machine", action: .power(.shutdown), checked: false, separatorAbove: true))
+            items.append(Item(title: "Reboot the remote machine", action: .power(.reboot), checked: false, separatorAbove: false))
+            items.append(Item(title: "Reset the remote machine", action: .power(.reset), checked: false, separatorAbove: false))
         }
         items.append(Item(title: "Disconnect", action: .disconnect, checked: false, separatorAbove: true))
     }

@@ -126,10 +126,15 @@ public struct ViewerUI: Equatable, Sendable {
         public var keyboardShown: Bool
         /// Whether the session is being recorded; nil where recording is not offered (playback).
         public var recording: Bool?
+        /// The server can shut down, reboot and reset its machine (xvp).
+        public var power: Bool
+        /// QEMU's sound: nil when there is none, else whether it is on.
+        public var audio: Bool?
         public init(fullscreen: Bool, scaling: ScalingMode, viewOnly: Bool, touchMode: TouchInputMode, keyboardShown: Bool,
-                    recording: Bool? = nil) {
+                    recording: Bool? = nil, power: Bool = false, audio: Bool? = nil) {
+            self.audio = audio
             self.fullscreen = fullscreen; self.scaling = scaling; self.viewOnly = viewOnly
-            self.touchMode = touchMode; self.keyboardShown = keyboardShown; self.recording = recording
+            self.touchMode = touchMode; self.keyboardShown = keyboardShown; self.recording = recording; self.power = power
         }
     }
 
@@ -137,7 +142,7 @@ public struct ViewerUI: Equatable, Sendable {
         menu = ViewerMenu(fullscreen: c.fullscreen, scaling: c.scaling, viewOnly: c.viewOnly,
                           touchMode: c.touchMode, keyboardShown: c.keyboardShown, zoomed: c.scaling != .fit,
                           screens: severalScreens ? screenLayout.map { ScreenPicker(layout: $0).label(for: monitorChoice) } : nil,
-                          recording: c.recording)
+                          recording: c.recording, power: c.power, audio: c.audio)
     }
 
     public mutating func closeMenu() { menu = nil }

@@ -19,7 +19,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Decode each file this many times and report the fastest.", transform: Parse.positive("a count from 1"))
     var repeats: Int = 1
 
-    @Flag(help: "Also time zlib inflate and TurboJPEG decompress inside the decode (adds clock reads).")
+    @Flag(help: "Also time zlib inflate, TurboJPEG decompress and H.264 decoding inside the decode (adds clock reads).")
     var split = false
 
     /// The JSON line per file (field names as the benchmark scripts read them).
@@ -27,14 +27,14 @@ struct BenchCommand: ParsableCommand {
         let file: String
         let updates, rects, pixels, bytes: Int
         let cpu_s, wall_s, mpix_per_cpu_s: Double
-        let inflate_s, jpeg_s: Double?
+        let inflate_s, jpeg_s, h264_s: Double?
 
         init(_ r: BenchResult) {
             func r4(_ v: Double) -> Double { (v * 1e4).rounded() / 1e4 }
             file = r.file; updates = r.updates; rects = r.rects; pixels = r.pixels; bytes = r.bytes
             cpu_s = r4(r.cpuSeconds); wall_s = r4(r.wallSeconds)
             mpix_per_cpu_s = (r.mpixPerCPUSecond * 10).rounded() / 10
-            inflate_s = r.inflateSeconds.map(r4); jpeg_s = r.jpegSeconds.map(r4)
+            inflate_s = r.inflateSeconds.map(r4); jpeg_s = r.jpegSeconds.map(r4); h264_s = r.h264Seconds.map(r4)
         }
     }
 
@@ -48,7 +48,9 @@ struct BenchCommand: ParsableCommand {
                     print(String(decoding: try encoder.encode(Line(r)), as: UTF8.self))
                 } else {
                     var line = "\(r.file): \(r.updates) updates, \(r.rects) rects, \(String(format: "%.1f", Double(r.pixels) / 1e6)) Mpixels, \(String(format: "%.3f", r.cpuSeconds)) CPU s, \(String(format: "%.1f", r.mpixPerCPUSecond)) Mpixel/s"
-                    if let i = r.inflateSeconds, let j = r.jpegSeconds { line += String(format: " (inflate %.3f s, jpeg %.3f s)", i, j) }
+                    if let i = r.inflateSeconds, let j = r.jpegSeconds, let h = r.h264Seconds {
+                        line += String(format: " (inflate %.3f s, jpeg %.3f s, h264 %.3f s)", i, j, h)
+                    }
                     print(line)
                 }
                 if let out = finalFrame, let fb {

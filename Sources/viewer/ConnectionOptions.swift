@@ -120,7 +120,7 @@ struct ConnectionOptions: ParsableArguments {
 
     var settings: ClientSettings {
         var s = ClientSettings()
-        if let encodings { s.encodings = encodings }
+        if let encodings { s.encodings = encodings; s.encodingsNamedByUser = true }
         s.jpegQuality = quality
         s.compressLevel = compress
         s.pixelFormat = pixelFormat.format

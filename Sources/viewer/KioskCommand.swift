@@ -32,6 +32,8 @@ struct KioskCommand: ParsableCommand {
         if c.input == "trackpad" { args.append("--trackpad") }
         if let m = c.monitor { args += ["--monitor", "\(m)"] }
         if let q = c.quality { args += ["--quality", "\(q)"] }
+        // naming the encodings leaves the quality unset: Tight without JPEG
+        if c.lossless { args += ["--encodings", "tight,zrle,hextile,zlib,corre,rre,copyrect,raw"] }
         if c.rotate != 0 { args += ["--rotate", "\(c.rotate)"] }
         if c.onScreenKeyboard { args.append("--on-screen-keyboard") }
         if c.viewOnly { args.append("--view-only") }

@@ -34,6 +34,9 @@ struct ViewCommand: ParsableCommand {
     @Option(help: "Full screen on local display N (1, 2, ...), or 'all' to span every local display.", transform: Parse.display)
     var display: ViewerWindow.LocalDisplay?
 
+    @Flag(help: "Play the remote machine's sound (QEMU's audio; the F8 menu toggles it).")
+    var audio = false
+
     @Option(help: "Turn the picture (and touch) clockwise by 0, 90, 180 or 270 degrees, for a panel mounted portrait or upside down.",
             transform: Parse.rotation)
     var rotate: Int = 0
@@ -80,6 +83,8 @@ struct ViewCommand: ParsableCommand {
         // Live viewing defaults to JPEG quality 8 when Tight is used, as vncviewer does on fast links.
         if settings.jpegQuality == nil && conn.encodings == nil { settings.jpegQuality = 8 }
         if let n = clipboardMaxSize { settings.clipboardLimit = n }
+        // offered always, so QEMU says it has sound and the menu can offer it
+        settings.wantAudio = true
         var policy = reconnect
         if onDisconnect == .reconnect && policy.mode == .never { policy.mode = .always }
         let session = Session(plan: conn.plan, settings: settings, reconnect: policy)
@@ -101,6 +106,7 @@ struct ViewCommand: ParsableCommand {
         w.keyTranslator = keyTranslator()
         w.kiosk = kiosk
         w.rotation = rotate
+        w.audioWanted = audio
         let end: Session.State
         do { end = try w.run() } catch { die("\(error)") }
         // the window has shown why; the exit status and a line on stderr say it to scripts too

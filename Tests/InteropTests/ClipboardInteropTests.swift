@@ -25,8 +25,8 @@ final class ClipboardInteropTests: XCTestCase {
     }
 
     /// Owns an X selection and serves it whole, in one property written in 64 KiB appends,
-    /// never INCR: xclip sends large data INCR (in parts), which Xvnc 1.12 and SDL 2.26 do not
-    /// read, while real applications (GTK, Qt) put a megabyte in one property.
+    /// never INCR: xclip sends large data INCR (in parts), which Xvnc 1.12 does not read (the
+    /// viewer does: ClipboardIncrInteropTests); this owner stands for those that use one property.
     static let ownerScript = """
     import sys
     from Xlib import X, Xatom, display
@@ -264,7 +264,8 @@ final class ClipboardInteropTests: XCTestCase {
             return r.stdout.filter { $0 > 150 }.count
         }
         // a small server text first: the viewer owns the local CLIPBOARD, so the next local
-        // owner is reported (SDL 2.26 sees a change only as a lost selection)
+        // owner is reported on SDL's path too (it sees a change only as a lost selection; the
+        // X11 reader sees any new owner)
         let smallFile = dir.appendingPathComponent("small.txt")
         try Data("small".utf8).write(to: smallFile)
         let remote = try ChildProcess(name: "xclip", executable: InteropTools.need("xclip"),

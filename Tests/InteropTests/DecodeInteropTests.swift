@@ -55,6 +55,8 @@ final class DecodeInteropTests: XCTestCase {
     func testX11vncCoRRE() throws { try checkLossless(.x11vnc, "corre") }
     func testX11vncZRLE() throws { try checkLossless(.x11vnc, "zrle") }
     func testX11vncTightLossless() throws { try checkLossless(.x11vnc, "tight") }
+    /// libvncserver's TightPNG: PNG rects (and fills), lossless.
+    func testX11vncTightPNG() throws { try checkLossless(.x11vnc, "tightpng") }
 
     func testX11vncTightJPEG() throws { try checkJPEG(.x11vnc) }
 

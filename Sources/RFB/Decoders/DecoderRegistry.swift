@@ -9,6 +9,9 @@ func makeDecoders(probe: LibraryProbe? = nil) -> [Int32: RectDecoder] {
         Encoding.hextile: HextileDecoder(),
         Encoding.zlib: ZlibDecoder(probe: probe),
         Encoding.tight: TightDecoder(probe: probe),
+        Encoding.tightPNG: TightDecoder(probe: probe, png: true),
+        Encoding.jpeg: JPEGRectDecoder(probe: probe),
         Encoding.zrle: ZRLEDecoder(probe: probe),
+        Encoding.h264: H264Decoder(probe: probe),
     ]
 }

@@ -18,9 +18,12 @@ final class TightDecoder: RectDecoder {
     private var gradientRow: UnsafeMutablePointer<Int32>
     private var gradientCapacity: Int
     private var jpeg: tjhandle?
+    /// TightPNG: PNG rects are allowed.
+    let allowsPNG: Bool
 
-    init(probe: LibraryProbe? = nil) {
+    init(probe: LibraryProbe? = nil, png: Bool = false) {
         self.probe = probe
+        allowsPNG = png
         streams = (0..<4).map { _ in ZStream(probe: probe) }
         palette = .allocate(capacity: 256)
         palette.initialize(repeating: 0, count: 256)
@@ -50,7 +53,10 @@ final class TightDecoder: RectDecoder {
         case TightDecoder.jpegType:
             try decodeJPEG(rect: rect, reader: &reader, fb: fb, resets: resets)
         case TightDecoder.pngType:
-            throw ProtocolError("Tight rect \(rect): control byte 0x\(hex(ctl)) asks for PNG, which only TightPNG may send")
+            guard allowsPNG else {
+                throw ProtocolError("Tight rect \(rect): control byte 0x\(hex(ctl)) asks for PNG, which only TightPNG may send")
+            }
+            try decodePNG(rect: rect, reader: &reader, fb: fb, resets: resets)
         case 0..<8:
             try decodeBasic(rect: rect, reader: &reader, fb: fb, pf: pf, type: type, resets: resets)
         default:
@@ -58,7 +64,7 @@ final class TightDecoder: RectDecoder {
         }
     }
 
-    private func applyResets(_ bits: UInt8) {
+    func applyResets(_ bits: UInt8) {
         if bits == 0 { return }
         for i in 0..<4 where bits & (1 << i) != 0 { streams[i].reset() }
     }

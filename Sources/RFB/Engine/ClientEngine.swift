@@ -76,8 +76,11 @@ public final class ClientEngine: SecurityContext {
     var tap: MessageTap?
     var tapArmed = false
     var tapFrom: Int?
-    /// Absolute ranges of clipboard messages the tap leaves out, in order.
-    var tapSkips: [(from: Int, to: Int)] = []
+    /// Changes the tap makes to the stream, in order (MessageTap.swift).
+    var tapEdits: [TapEdit] = []
+    /// The update just ended without the server's LastRect: the tap adds one.
+    var tapNeedsLastRect = false
+    var tapServerLastRect = false
     var decoders: [Int32: RectDecoder]
     lazy var clipboard = ExtendedClipboardState(limit: settings.clipboardByteLimit)
     /// Set when the server announced the Extended Clipboard (UTF-8 cut text).
@@ -261,6 +264,7 @@ public final class ClientEngine: SecurityContext {
             r.commit()
             do {
                 if try !step(&r) { return r.pos }
+                if tapNeedsLastRect { tapAfterStep(r) }
                 if channelStarting || channelStopping { return r.pos }
                 if workDone >= workBudgetPixels {
                     hasDeferredWork = r.remaining > 0
@@ -288,6 +292,7 @@ public final class ClientEngine: SecurityContext {
             try r.require(3)
             r.pos += 1
             let n = Int(try r.u16())
+            if tapFrom != nil { tapUpdateHeader(r) }
             rectsLeft = n == 0xffff ? Int.max : n   // 0xFFFF: count unknown, ended by LastRect
             rectsInUpdate = 0
             events.append(.updateBegan)
@@ -295,11 +300,11 @@ public final class ClientEngine: SecurityContext {
             if rectsLeft == 0 { endUpdate() } else { state = .rectHeader }
         case .rectHeader:
             try r.require(12)
-            let header = r.base + r.pos
+            let header = r.pos
             let x = Int(try r.u16()), y = Int(try r.u16()), w = Int(try r.u16()), h = Int(try r.u16())
             let enc = try r.s32()
             try beginRect(Rect(x: x, y: y, w: w, h: h), enc, &r)
-            if tapFrom != nil { tapRectParsed(header, enc) }
+            if tapFrom != nil { tapRectParsed(headerAt: header, enc, r) }
         case .rect(let rect, let enc, let resume):
             guard let fb = framebuffer, let dec = decoders[enc] else { throw ProtocolError("internal: no decoder") }
             // the lock is held for this rect only: the front end reads between rects

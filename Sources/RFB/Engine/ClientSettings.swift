@@ -2,9 +2,11 @@
 public struct ClientSettings: Sendable {
     /// Pixel format to request; the framebuffer is always 32 bpp and other formats are converted while decoding.
     public var pixelFormat: PixelFormat = .native
-    /// Real encodings in order of preference (sent exactly in this order).
-    public var encodings: [Int32] = [Encoding.tight, Encoding.copyRect, Encoding.zrle, Encoding.hextile,
-                                     Encoding.zlib, Encoding.coRRE, Encoding.rre, Encoding.raw]
+    /// Real encodings in order of preference (sent in this order; H.264 is left out when
+    /// lossless pictures are asked for, unless the user named the list).
+    public var encodings: [Int32] = Encoding.defaultPreference
+    /// True when the user named the encodings (`--encodings`): sent exactly as given.
+    public var encodingsNamedByUser = false
     /// Tight JPEG quality 0–9; nil asks for lossless.
     public var jpegQuality: Int? = nil
     /// Compression level 0–9; nil leaves the server's default.
@@ -23,6 +25,11 @@ public struct ClientSettings: Sendable {
     public var wantExtendedMouseButtons = true
     /// Extended Clipboard: UTF-8 text, used when the server offers it (classic Latin-1 otherwise).
     public var wantExtendedClipboard = true
+    /// Cursor shapes beyond RichCursor (with alpha, XCursor, VMware's), lock lights, QEMU's
+    /// pointer mode, the pointer position and xvp power control.
+    public var wantMorePseudoEncodings = true
+    /// QEMU audio: offered so the server says it can; streamed only once asked (`setAudio`).
+    public var wantAudio = false
     /// Clipboard text cap in UTF-8 bytes, both ways: larger texts are refused with an event, never truncated.
     public var clipboardLimit = Limits.maxCutTextLength
     /// The cap in force: `clipboardLimit` within what the extension allows.
@@ -72,8 +79,17 @@ public struct ClientSettings: Sendable {
 
     /// The SetEncodings list: real encodings, then the pseudo-encodings.
     public var encodingList: [Int32] {
-        var l = encodings
+        // lossless (no quality given): the lossy-only encodings (H.264, JPEG) only when asked for by name
+        var l = jpegQuality == nil && !encodingsNamedByUser
+            ? encodings.filter { $0 != Encoding.h264 && $0 != Encoding.jpeg } : encodings
+        // alpha cursors first: a server takes the first cursor encoding it knows
+        if wantCursor && wantMorePseudoEncodings { l += [Encoding.cursorWithAlpha, Encoding.vmwareCursor] }
         if wantCursor { l.append(Encoding.cursor) }
+        if wantCursor && wantMorePseudoEncodings { l.append(Encoding.xCursor) }
+        if wantMorePseudoEncodings {
+            l += [Encoding.ledState, Encoding.vmwareLEDState, Encoding.qemuPointerMotionChange, Encoding.xvp,
+                  Encoding.pointerPos, Encoding.vmwareCursorPosition]
+        }
         if wantDesktopSize { l.append(Encoding.desktopSize) }
         if wantExtendedDesktopSize { l.append(Encoding.extendedDesktopSize) }
         if wantLastRect { l.append(Encoding.lastRect) }
@@ -81,6 +97,7 @@ public struct ClientSettings: Sendable {
         if wantQEMUKeyEvents { l.append(Encoding.qemuExtendedKeyEvent) }
         if wantExtendedMouseButtons { l.append(Encoding.extendedMouseButtons) }
         if wantExtendedClipboard { l.append(ExtendedClipboard.encoding) }
+        if wantAudio { l.append(Encoding.qemuAudio) }
         if let q = jpegQuality { l.append(Encoding.jpegQuality0 + Int32(max(0, min(9, q)))) }
         if let c = compressLevel { l.append(Encoding.compressLevel0 + Int32(max(0, min(9, c)))) }
         return l

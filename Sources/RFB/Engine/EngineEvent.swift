@@ -34,5 +34,19 @@ public enum EngineEvent: Equatable, Sendable {
     case qemuKeyEventsSupported
     /// The server takes ExtendedMouseButtons: buttons 8 and 9 reach it.
     case extendedMouseButtonsSupported
+    /// The server's Caps, Num and Scroll Lock (LED State, VMware LED State).
+    case lockLights(LockLights)
+    /// QEMU: the guest's pointer is relative (send motion as deltas) or absolute.
+    case pointerMode(relative: Bool)
+    /// The server moved the pointer (PointerPos, VMware cursor position).
+    case pointerMoved(x: Int, y: Int)
+    /// xvp: the server can shut down, reboot and reset its machine.
+    case powerControl(available: Bool)
+    /// xvp: the last power action failed.
+    case powerControlFailed
+    /// QEMU audio: the stream began, samples in the format asked for, the stream ended.
+    case audioBegan
+    case audioData([UInt8])
+    case audioEnded
 }
 

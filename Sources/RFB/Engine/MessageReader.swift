@@ -61,6 +61,10 @@ extension ClientEngine {
             var s = String.UnicodeScalarView()
             for i in 0..<len { s.append(Unicode.Scalar(p[i])) }
             events.append(.cutText(String(s)))
+        case 250:
+            try parseXvp(&r)
+        case 255:
+            try parseQEMUServerMessage(&r)
         default:
             throw ProtocolError("unknown server message type \(type)")
         }
@@ -71,6 +75,7 @@ extension ClientEngine {
         stats.rects += 1
         switch enc {
         case Encoding.lastRect:
+            tapServerLastRect = true
             endUpdate()
         case Encoding.desktopSize:
             try checkSize(rect.w, rect.h, what: "DesktopSize")
@@ -106,6 +111,7 @@ extension ClientEngine {
             }
             finishRect()
         default:
+            if try beginMorePseudo(rect, enc, &r) { return }
             guard decoders[enc] != nil else {
                 throw ProtocolError("server sent a rectangle in \(Encoding.name(enc)), which this viewer does not know")
             }
@@ -190,6 +196,9 @@ extension ClientEngine {
     }
 
     func endUpdate() {
+        // (a LastRect seen before the tap started must not count for the first update it taps)
+        if tapFrom != nil && !tapServerLastRect { tapNeedsLastRect = true }
+        tapServerLastRect = false
         stats.updates += 1
         events.append(.updateEnded(rects: rectsInUpdate))
         state = .messageType

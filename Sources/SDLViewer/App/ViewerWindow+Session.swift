@@ -61,6 +61,8 @@ extension ViewerWindow {
                 SDL_SetWindowTitle(window, player == nil ? "\(name) — Farcast" : "\(name) — Farcast playback")
             case .cursor(let c):
                 setRemoteCursor(c)
+            case .lockLights, .pointerMode, .powerControl, .powerControlFailed, .audioData, .audioEnded, .audioBegan:
+                remoteInputEvent(ev)
             case .credentialsRequired(let req):
                 prompter?.post(.credentials(req, username: knownUsername))
                 showPendingPrompt()
@@ -86,12 +88,8 @@ extension ViewerWindow {
                 }
             case .cutText(let t):
                 clipboard?.serverText(t)
-            case .cutTextSkipped(let n):
-                log("clipboard: the server's text of \(n) bytes is over the clipboard limit; not taken")
-                showNotice(ViewerWindow.clipboardNotice(ev))
-            case .cutTextNotSent(let n, let limit):
-                log("clipboard: local text of \(n) bytes is over the \(limit)-byte limit; not sent")
-                showNotice(ViewerWindow.clipboardNotice(ev))
+            case .cutTextSkipped, .cutTextNotSent:
+                clipboardRefused(ev)
             default: break
             }
         }

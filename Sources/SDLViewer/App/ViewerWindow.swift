@@ -36,6 +36,8 @@ public final class ViewerWindow {
     /// The PRIMARY selection too (`--clipboard-primary`); set before `run()`.
     public var clipboardPrimary = false
     var clipboard: ClipboardBridge?
+    /// The X11 selection reader's wake-ups (an SDL user event of their own).
+    var readerWake: WakeSignal?
     /// How fingers drive the pointer at start (`--touch`, `--trackpad`); set before `run()`.
     public var touchMode: TouchInputMode = .touch
     /// Show the on-screen keyboard from the start (`--on-screen-keyboard`); set before `run()`.
@@ -64,6 +66,11 @@ public final class ViewerWindow {
     /// `--rotate`: degrees clockwise the picture is turned on the screen; set before `run()`.
     public var rotation = 0
     var rotationTarget: OpaquePointer?
+    /// The server's lock lights, pointer mode and power control.
+    var remoteInput = RemoteInputState()
+    /// QEMU's sound (`--audio`, the menu's Sound entry); set before `run()`.
+    public var audioWanted = false
+    let audioPlayer = AudioPlayer()
     /// `farcast kiosk`: menu lock, watchdog, cursor; set before `run()`.
     public var kiosk = KioskOptions()
     /// Playback's timeline and when it was last needed (it hides while playing untouched).
@@ -128,7 +135,9 @@ public final class ViewerWindow {
         router.fullscreen = fullscreen
         self.router = router
         let dir: ClipboardDirection = viewOnly ? (clipboardDirection.receives ? .receive : .off) : clipboardDirection
-        clipboard = ClipboardBridge(session: session, direction: dir, primary: clipboardPrimary)
+        let bridge = ClipboardBridge(session: session, direction: dir, primary: clipboardPrimary)
+        clipboard = bridge
+        startSelectionReader(bridge)
         if fullscreen { SDL_SetWindowKeyboardGrab(window, SDL_TRUE) }
         cursors.start()
 
@@ -152,62 +161,6 @@ public final class ViewerWindow {
         applyCursor()
         loop(router)
         return sessionState
-    }
-
-    /// The window at its place and size (`--display`, full screen) and its renderer.
-    func createWindow() throws {
-        var flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_ALLOW_HIGHDPI.rawValue
-        var (x, y, w, h) = (Int32(SDL_WINDOWPOS_UNDEFINED_MASK), Int32(SDL_WINDOWPOS_UNDEFINED_MASK), Int32(1024), Int32(768))
-        switch localDisplay {
-        case .number(let n):
-            let count = Int(SDL_GetNumVideoDisplays())
-            guard (1...max(1, count)).contains(n) else {
-                throw SDLError(description: "there \(count == 1 ? "is 1 local display" : "are \(count) local displays"); --display \(n) is not one of them")
-            }
-            // full screen on that display: the window is made at its bounds first, so it covers
-            // the display even where nothing honours the full-screen request (no window manager)
-            var b = SDL_Rect()
-            if SDL_GetDisplayBounds(Int32(n - 1), &b) == 0 {
-                (x, y, w, h) = (b.x, b.y, b.w, b.h)
-            } else {
-                x = Int32(Int(SDL_WINDOWPOS_CENTERED_MASK) | (n - 1)); y = x
-            }
-            fullscreen = true
-        case .all:
-            // SDL has no full screen across displays: a borderless window over their union
-            resize.spannedDisplays = RemoteResize.displayBounds()
-            let u = RemoteResize.union(resize.spannedDisplays)
-            (x, y, w, h) = (u.x, u.y, u.w, u.h)
-            flags |= SDL_WINDOW_BORDERLESS.rawValue
-            fullscreen = false
-        case nil:
-            break
-        }
-        if ViewerWindow.ownsDisplay { fullscreen = true }
-        if fullscreen && localDisplay == nil {
-            // made at the display's bounds, so it covers the display where nothing honours the
-            // full-screen request (X11 without a window manager)
-            var b = SDL_Rect()
-            if SDL_GetDisplayBounds(0, &b) == 0 { (x, y, w, h) = (b.x, b.y, b.w, b.h) }
-        }
-        if fullscreen { flags |= SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue }
-        window = SDL_CreateWindow("Farcast — connecting to \(session.spec)", x, y, w, h, flags)
-        guard let window else { throw ViewerWindow.sdlError("SDL_CreateWindow") }
-        // SDL_RENDER_DRIVER=software (SDL's own variable) asks for the software path
-        let software = ProcessInfo.processInfo.environment["SDL_RENDER_DRIVER"] == "software"
-        // rotation draws through a target texture: SDL's renderers have them, window surfaces do not
-        let rflags = rotation != 0 && software ? SDL_RENDERER_SOFTWARE.rawValue | SDL_RENDERER_TARGETTEXTURE.rawValue
-            : SDL_RENDERER_ACCELERATED.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue
-        if !software || rotation != 0, let r = SDL_CreateRenderer(window, -1, rflags) {
-            renderer = r
-            frame = FrameRenderer(renderer: r)
-            overlay = Overlay(renderer: r)
-        } else {
-            surfaceMode = true
-            guard refreshSurface() else { throw ViewerWindow.sdlError("SDL_CreateSoftwareRenderer") }
-        }
-        guard let r = renderer else { throw ViewerWindow.sdlError("SDL_CreateRenderer") }
-        frameInterval = ViewerWindow.presentInterval(r, window)
     }
 
     /// Waits for events (with a timeout only while something is timed: momentum, a debounced
@@ -277,11 +230,13 @@ public final class ViewerWindow {
     }
 
     func teardown() {
+        stopSelectionReader()
         softCursor = nil
         frame = nil
         overlay = nil
         cursors.free()
         freeRotationTarget()
+        audioPlayer.stop()
         if let r = renderer { SDL_DestroyRenderer(r) }
         if let w = window { SDL_DestroyWindow(w) }
         renderer = nil; window = nil
@@ -303,6 +258,9 @@ public final class ViewerWindow {
             showPendingPrompt()
             sessionChanged()
             return true
+        case readerWake?.eventType:
+            // texts read by the X11 reader; a refusal comes back as a notice
+            return selectionsRead()
         case SDL_CLIPBOARDUPDATE.rawValue:
             clipboard?.localClipboardChanged()
             // a refusal is an event of this call, on this thread: no wake-up announces it
@@ -313,9 +271,13 @@ public final class ViewerWindow {
             return handlePromptInput(e)
         case _ where player != nil && playbackTakes(e):
             return true
+        case _ where remoteInput.relative && relativePointerEvent(e) != nil:
+            return true
         case SDL_WINDOWEVENT.rawValue:
             // a selection another program set while we did not own it
-            if e.window.event == UInt8(SDL_WINDOWEVENT_FOCUS_GAINED.rawValue) { clipboard?.localClipboardChanged(); sessionChanged() }
+            if e.window.event == UInt8(SDL_WINDOWEVENT_FOCUS_GAINED.rawValue) {
+                clipboard?.localClipboardChanged(); sessionChanged(); syncLockKeys()
+            }
             if remoteResize && e.window.event == UInt8(SDL_WINDOWEVENT_SIZE_CHANGED.rawValue) {
                 // while the window is dragged, one request once it has been still for a moment
                 resize.due = ViewerWindow.now() + RemoteResize.debounce
@@ -349,6 +311,10 @@ public final class ViewerWindow {
                 quit = true
             case .screenshot:
                 takeScreenshot()
+            case .power(let a):
+                powerAction(a)
+            case .toggleAudio:
+                toggleAudio()
             case .toggleRecording:
                 toggleRecording()
             case .quit:

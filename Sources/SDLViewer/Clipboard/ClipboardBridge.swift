@@ -14,10 +14,14 @@ public enum ClipboardDirection: String, Sendable, CaseIterable {
 ///
 /// With `primary` (`--clipboard-primary`, like TigerVNC's SetPrimary/SendPrimary) the X
 /// PRIMARY selection takes part too: the server's text is put on both, and a change of either
-/// is sent. SDL 2.26 has no XFixes selection tracking: it reports SDL_CLIPBOARDUPDATE only
-/// when we lose ownership of CLIPBOARD or PRIMARY (SelectionClear), and the event does not
-/// say which, so both are read on every update and when the window gains focus (another
-/// program may have set one while we did not own it).
+/// is sent.
+///
+/// On X11 the local selections are read by our own `X11SelectionReader` (SDL 2.26 cannot read
+/// an INCR transfer, and reports SDL_CLIPBOARDUPDATE only when we lose ownership): it reads a
+/// selection when another program takes it (XFixes) and hands the text back here through
+/// `takeReads`; SDL's reading calls are then never used. Elsewhere SDL reads both selections on
+/// every update and when the window gains focus (another program may have set one while we
+/// did not own it). Setting goes through SDL everywhere.
 ///
 /// No echo: what each local selection held when last looked at (or set by us) is remembered,
 /// so only a selection whose text really changed is considered; and a text equal to the one
@@ -33,6 +37,8 @@ final class ClipboardBridge {
     /// Each local selection's text when last read or set by us.
     private var seen: [Selection: String] = [:]
 
+    /// The X11 reader, when there is one: it alone reads the local selections.
+    var reader: X11SelectionReader?
     /// Tests replace SDL's calls.
     var getText: (Selection) -> String? = ClipboardBridge.sdlGet
     var setText: (Selection, String) -> Bool = ClipboardBridge.sdlSet
@@ -49,16 +55,41 @@ final class ClipboardBridge {
 
     /// SDL_CLIPBOARDUPDATE or focus gained: a local selection that changed goes to the server
     /// unless it is what the server just gave us. With the Extended Clipboard this only
-    /// announces it: the text is compressed and sent on the session thread when asked.
+    /// announces it: the text is compressed and sent on the session thread when asked. With
+    /// the X11 reader the selections are read on its thread (`takeReads` gets them).
     func localClipboardChanged() {
         guard direction.sends else { return }
+        if let reader { reader.request(selections); return }
         for sel in selections {
-            guard let text = getText(sel), text != seen[sel] else { continue }
-            seen[sel] = text
-            guard text != lastText else { continue }
-            lastText = text
-            send(text)
+            if let text = getText(sel) { localText(text, sel) }
         }
+    }
+
+    /// A local selection's text (read through SDL or the reader), sent when it changed.
+    func localText(_ text: String, _ sel: Selection) {
+        guard direction.sends, selections.contains(sel), text != seen[sel] else { return }
+        seen[sel] = text
+        guard text != lastText else { return }
+        lastText = text
+        send(text)
+    }
+
+    /// Main thread, on the reader's wake-up: its texts go through `localText`; returns the
+    /// ones refused for size as `.cutTextNotSent`, for the window's usual notice.
+    func takeReads() -> [EngineEvent] {
+        guard let reader else { return [] }
+        var refused: [EngineEvent] = []
+        for (sel, r) in reader.takeResults() {
+            switch r {
+            case .text(let t):
+                session.log("clipboard: read the local \(sel) selection (\(t.utf8.count) bytes)")
+                localText(t, sel)
+            case .tooLarge(let n): refused.append(.cutTextNotSent(length: n, limit: reader.cap))
+            case .failed(let why): session.log("clipboard: the local \(sel) selection was not read: \(why)")
+            case .empty, .ours: break
+            }
+        }
+        return refused
     }
 
     /// `.cutText` from the server: onto the local clipboard (and PRIMARY when asked).

@@ -33,6 +33,10 @@ public final class InputRouter {
     public var recording: Bool? = false
     /// A kiosk's menu: open, locked, or behind a PIN (`pinPad` while it is asked).
     public var menuLock: MenuLock = .open
+    /// The server offers xvp power control: the menu has its entries.
+    public var powerControl = false
+    /// QEMU's sound: nil when the server has none, else whether it is on.
+    public var audio: Bool?
     public internal(set) var pinPad: PinPad?
     /// The one copy of the UI state; the window reads it to draw.
     public var ui = ViewerUI()
@@ -108,7 +112,8 @@ public final class InputRouter {
         guard menuMayOpen() else { return }
         releaseAll()
         ui.openMenu(ViewerUI.MenuContext(fullscreen: fullscreen, scaling: viewport.mode, viewOnly: viewOnly,
-                                         touchMode: touchMode, keyboardShown: keyboard != nil, recording: recording))
+                                         touchMode: touchMode, keyboardShown: keyboard != nil, recording: recording,
+                                         power: powerControl, audio: audio))
     }
 
     public func closeMenu() { ui.closeMenu() }
@@ -161,6 +166,8 @@ public final class InputRouter {
             case .disconnect: return [.disconnect]
             case .screenshot: return [.screenshot]
             case .toggleRecording: return [.toggleRecording]
+            case .power(let a): return [.power(a)]
+            case .toggleAudio: return [.toggleAudio]
             case .setTouchMode(let m): return setTouchMode(m)
             case .resetZoom: return apply(gestures.resetZoom(&viewport))
             case .toggleKeyboard: return setKeyboard(shown: keyboard == nil)

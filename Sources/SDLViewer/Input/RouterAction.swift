@@ -1,3 +1,4 @@
+import RFB
 import Interaction
 
 /// What the window has to do after an event (the router itself only talks to the sink).
@@ -28,4 +29,8 @@ public enum RouterAction: Equatable, Sendable {
     case screenshot
     /// Start or stop recording the session (menu or Ctrl+Alt+R).
     case toggleRecording
+    /// xvp: shut down, reboot or reset the remote machine (menu).
+    case power(XvpAction)
+    /// QEMU's sound on or off (menu).
+    case toggleAudio
 }

@@ -13,6 +13,9 @@ extension Session {
         case credentials(Credentials)
         case trust(accepted: Bool)
         case cancelLogin(String)
+        case relativePointer(dx: Int, dy: Int, buttons: UInt16)
+        case power(XvpAction)
+        case audio(Bool)
     }
 
     /// Queues `c` when `allowed` (checked under the lock) and wakes the session thread.
@@ -37,6 +40,21 @@ extension Session {
     /// unless ready.
     public func sendKey(_ keysym: UInt32, down: Bool, xtKeycode: UInt32? = nil) {
         enqueue(.key(keysym, down: down, xtKeycode: xtKeycode))
+    }
+
+    /// A relative pointer motion (QEMU's relative mode, pointer captured). Dropped unless ready.
+    public func sendRelativePointer(dx: Int, dy: Int, buttons: UInt16) {
+        enqueue(.relativePointer(dx: dx, dy: dy, buttons: buttons))
+    }
+
+    /// xvp: shut down, reboot or reset the server's machine. Dropped unless ready.
+    public func sendPowerAction(_ a: XvpAction) {
+        enqueue(.power(a))
+    }
+
+    /// QEMU audio on or off. Dropped unless ready.
+    public func setAudio(_ on: Bool) {
+        enqueue(.audio(on))
     }
 
     /// Asks for an update of the whole framebuffer (non-incremental: everything again). Dropped

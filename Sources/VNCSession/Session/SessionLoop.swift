@@ -284,6 +284,13 @@ extension Session {
                 try e.answerTrust(accepted ? answers.accepted(id) : KnownHosts.notTrusted(id))
             case .cancelLogin(let reason):
                 if e.lastQuestion != nil { throw e.cancelHandshake(reason) }
+            case .relativePointer(let dx, let dy, let buttons):
+                e.sendRelativePointer(dx: dx, dy: dy, buttons: buttons)
+                c.heldButtons = buttons
+            case .power(let a):
+                e.sendPowerAction(a)
+            case .audio(let on):
+                e.setAudio(enabled: on)
             }
         }
         if let cut {

@@ -27,6 +27,8 @@ public final class SystemdNotifier: @unchecked Sendable {
     }
     deinit { close(fd) }
 
+    /// Never blocks: a full queue on the other end (a reader that stopped) must not stall the
+    /// event loop that sends the pings.
     @discardableResult
     public func send(_ state: String) -> Bool {
         var addr = sockaddr_un()
@@ -39,7 +41,7 @@ public final class SystemdNotifier: @unchecked Sendable {
         let len = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
         let msg = Array(state.utf8)
         let n = withUnsafePointer(to: &addr) { a in
-            a.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, msg, msg.count, Int32(MSG_NOSIGNAL), $0, len) }
+            a.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, msg, msg.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), $0, len) }
         }
         return n == msg.count
     }

@@ -14,6 +14,8 @@ public struct KioskConfig: Equatable, Sendable {
     public var monitor: Int?
     public var scale = "fit"
     public var quality: Int?
+    /// `quality = lossless`: no JPEG at all (the window's default is JPEG quality 8).
+    public var lossless = false
     public var rotate = 0
     public var onScreenKeyboard = false
     public var menu = MenuLock.locked
@@ -67,8 +69,9 @@ public struct KioskConfig: Equatable, Sendable {
                 c.monitor = n
             case "scale": c.scale = value
             case "quality":
-                guard let q = Int(value), (0...9).contains(q) else { throw fail("quality takes 0 to 9, not '\(value)'") }
-                c.quality = q
+                if value.lowercased() == "lossless" { c.lossless = true; c.quality = nil; continue }
+                guard let q = Int(value), (0...9).contains(q) else { throw fail("quality takes 0 to 9 or lossless, not '\(value)'") }
+                c.quality = q; c.lossless = false
             case "rotate":
                 guard let r = Int(value), [0, 90, 180, 270].contains(r) else { throw fail("rotate takes 0, 90, 180 or 270, not '\(value)'") }
                 c.rotate = r

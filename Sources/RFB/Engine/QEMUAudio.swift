@@ -1,0 +1,60 @@
+/// QEMU audio (-259): the server streams the guest's sound as PCM once asked. Server messages
+/// are type 255, submessage 1, then an operation: 0 the stream ended, 1 it began, 2 data
+/// (u32 length, then that many bytes of samples).
+public struct AudioFormat: Equatable, Sendable {
+    /// QEMU's sample formats: 0 u8, 1 s8, 2 u16, 3 s16, 4 u32, 5 s32 (little-endian).
+    public var sampleFormat: UInt8
+    public var channels: UInt8
+    public var frequency: UInt32
+    public static let s16Stereo44k = AudioFormat(sampleFormat: 3, channels: 2, frequency: 44100)
+    public init(sampleFormat: UInt8, channels: UInt8, frequency: UInt32) {
+        self.sampleFormat = sampleFormat; self.channels = channels; self.frequency = frequency
+    }
+}
+
+extension ClientEngine {
+    /// Largest audio data message taken (a second of 48 kHz stereo 32-bit is 384 KB).
+    static let maxAudioChunk = 1 << 20
+
+    /// Server message 255 (QEMU): only the audio submessage is defined for servers.
+    func parseQEMUServerMessage(_ r: inout ByteReader) throws {
+        try r.require(3)
+        let sub = r.base[r.pos]
+        guard sub == 1 else { throw ProtocolError("QEMU server message with submessage \(sub); only 1 (audio) exists") }
+        let op = Int(r.base[r.pos + 1]) << 8 | Int(r.base[r.pos + 2])
+        switch op {
+        case 0:
+            r.pos += 3
+            events.append(.audioEnded)
+        case 1:
+            r.pos += 3
+            events.append(.audioBegan)
+        case 2:
+            try r.require(7)
+            let b = r.base + r.pos + 3
+            let n = Int(b[0]) << 24 | Int(b[1]) << 16 | Int(b[2]) << 8 | Int(b[3])
+            guard n <= ClientEngine.maxAudioChunk else {
+                throw ProtocolError("QEMU audio data of \(n) bytes, over the \(ClientEngine.maxAudioChunk)-byte limit")
+            }
+            try r.require(7 + n)
+            r.pos += 7
+            let p = try r.bytes(n)
+            events.append(.audioData(Array(UnsafeBufferPointer(start: p, count: n))))
+        default:
+            throw ProtocolError("QEMU audio operation \(op); servers send 0 (end), 1 (begin) and 2 (data)")
+        }
+    }
+
+    /// Asks the server (QEMU) to stream its audio in `format`, or to stop.
+    public func setAudio(enabled: Bool, format: AudioFormat = .s16Stereo44k) {
+        guard phase == .normal else { return }
+        if enabled {
+            let f = format.frequency
+            output += [255, 1, 0, 2, format.sampleFormat, format.channels,
+                       UInt8(f >> 24), UInt8(f >> 16 & 0xff), UInt8(f >> 8 & 0xff), UInt8(f & 0xff)]
+            output += [255, 1, 0, 0]
+        } else {
+            output += [255, 1, 0, 1]
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import RFB
+import VNCSession
+import XCTest
+
+/// QEMU's VNC server (no guest; paused): its pointer mode (relative with the PS/2 mouse) and
+/// xvp power control, a reset seen as QMP's RESET event.
+final class QEMUInputInteropTests: XCTestCase {
+    struct Machine { let port: Int; let qmp: String; let dir: URL }
+
+    func startQEMU(_ extra: [String]) throws -> Machine {
+        guard let qemu = InteropTools.path("qemu-system-x86_64") else {
+            throw XCTSkip("qemu-system-x86_64 not installed: run scripts/install-deps.sh (qemu-system-x86)")
+        }
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-qemuin-\(getpid())-\(UUID().uuidString.prefix(6))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let qmp = dir.appendingPathComponent("qmp.sock").path
+        for _ in 0..<5 {
+            let port = try Loopback.freePort()
+            guard port > 5900 else { continue }
+            let child = try ChildProcess(name: "qemu", executable: qemu,
+                                         arguments: ["-nodefaults", "-S", "-display", "none", "-vga", "std",
+                                                     "-vnc", "\(Loopback.host):\(port - 5900),power-control=on",
+                                                     "-qmp", "unix:\(qmp),server=on,wait=off"] + extra,
+                                         logURL: dir.appendingPathComponent("qemu.log"))
+            addTeardownBlock { child.stop() }
+            if poll(timeout: 15, { Loopback.isListening(port: port) || !child.isRunning }), child.isRunning {
+                return Machine(port: port, qmp: qmp, dir: dir)
+            }
+            child.stop()
+        }
+        throw HarnessError("QEMU did not start")
+    }
+
+    /// Connects and collects events until `until` holds (or 10 s).
+    func session(_ m: Machine) -> Session {
+        var s = ClientSettings()
+        s.securityMethods = [.type(SecurityType.none)]
+        return Session(spec: "qemu", settings: s) { _ in
+            try ConnectionPlan(target: .tcp(HostSpec(host: "127.0.0.1", port: m.port))).open(log: { _ in })
+        }
+    }
+
+    func collect(_ s: Session, until: ([EngineEvent]) -> Bool) -> [EngineEvent] {
+        var all: [EngineEvent] = []
+        _ = poll(timeout: 10) { all += s.takeEvents(); return until(all) }
+        return all
+    }
+
+    func testPointerModeIsRelativeWithThePS2Mouse() throws {
+        let ps2 = try startQEMU([])
+        let s = session(ps2)
+        s.start()
+        defer { s.stop(); s.waitUntilStopped(timeout: 2) }
+        let ev = collect(s) { $0.contains(.pointerMode(relative: true)) }
+        XCTAssertTrue(ev.contains(.pointerMode(relative: true)), "PS/2 mouse: relative, got \(ev)")
+
+        // (a USB tablet makes QEMU's pointer absolute only once a guest drives it: no guest here)
+    }
+
+    /// xvp: QEMU with power-control=on announces it; a reset asked through the viewer reaches
+    /// the machine (QMP reports RESET).
+    func testPowerControlResetsTheMachine() throws {
+        let m = try startQEMU([])
+        // a QMP listener that prints the events it sees
+        let listener = m.dir.appendingPathComponent("qmp.py")
+        try """
+            import json, socket, sys, time
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
+            f.readline(); f.write(json.dumps({"execute": "qmp_capabilities"}) + "\\n"); f.flush(); f.readline()
+            print("READY", flush=True)
+            end = time.time() + 20
+            while time.time() < end:
+                line = f.readline()
+                if not line: break
+                ev = json.loads(line).get("event")
+                if ev: print(ev, flush=True)
+            """.write(to: listener, atomically: true, encoding: .utf8)
+        let qmp = try ChildProcess(name: "qmp", executable: InteropTools.need("python3"), arguments: [listener.path, m.qmp],
+                                   logURL: m.dir.appendingPathComponent("qmp.log"))
+        addTeardownBlock { qmp.stop() }
+        XCTAssertTrue(poll(timeout: 10) { qmp.logTail().contains("READY") }, qmp.logTail())
+        let s = session(m)
+        s.start()
+        defer { s.stop(); s.waitUntilStopped(timeout: 2) }
+        let ev = collect(s) { $0.contains(.powerControl(available: true)) }
+        XCTAssertTrue(ev.contains(.powerControl(available: true)), "xvp announced: \(ev)")
+        s.sendPowerAction(.reset)
+        XCTAssertTrue(poll(timeout: 10) { qmp.logTail().contains("RESET") }, "QMP events: \(qmp.logTail())")
+    }
+
+    /// TightPNG as QEMU sends it: the snapshot equals QEMU's own screendump, pixel for pixel.
+    func testTightPNGSnapshotEqualsTheScreendump() throws {
+        let m = try startQEMU([])
+        var o = SnapshotOptions()
+        o.settings.securityMethods = [.type(SecurityType.none)]
+        o.settings.encodings = [Encoding.tightPNG]
+        o.quietSeconds = 0.7
+        let r = try Snapshot.capture(HostSpec(host: "127.0.0.1", port: m.port), options: o)
+        let dump = m.dir.appendingPathComponent("dump.ppm").path
+        let script = m.dir.appendingPathComponent("dump.py")
+        try """
+            import json, socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
+            f.readline()
+            for cmd in ({"execute": "qmp_capabilities"}, {"execute": "screendump", "arguments": {"filename": sys.argv[2]}}):
+                f.write(json.dumps(cmd) + "\\n"); f.flush()
+                while "return" not in (line := f.readline()):
+                    if not line or "error" in line: sys.exit(line)
+            """.write(to: script, atomically: true, encoding: .utf8)
+        try runTool("python3", [script.path, m.qmp, dump], in: m.dir)
+        let screen = try readP6(dump)
+        assertImagesEqual(RGBImage(r.framebuffer), screen, "TightPNG snapshot vs QEMU screendump")
+    }
+
+    func readP6(_ path: String) throws -> RGBImage {
+        let b = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var fields: [Int] = [], i = 2, cur = ""
+        while fields.count < 3 && i < b.count {
+            let c = Character(UnicodeScalar(b[i])); i += 1
+            if c.isNumber { cur.append(c) } else if !cur.isEmpty { fields.append(Int(cur) ?? 0); cur = "" }
+        }
+        guard fields.count == 3, b.count >= i + fields[0] * fields[1] * 3 else { throw HarnessError("bad PPM") }
+        let (w, h) = (fields[0], fields[1])
+        var px = [UInt32](repeating: 0, count: w * h)
+        for k in 0..<(w * h) { px[k] = UInt32(b[i + 3 * k]) << 16 | UInt32(b[i + 3 * k + 1]) << 8 | UInt32(b[i + 3 * k + 2]) }
+        return RGBImage(width: w, height: h, pixels: px)
+    }
+}
