@@ -51,10 +51,11 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'echo "kiosk-vm: stopped by a signal"; exit 143' TERM INT
-ok() { echo "kiosk-vm: ok   $1"; passed=$((passed + 1)); }
-bad() { echo "kiosk-vm: FAIL $1${2:+: $2}"; failed=$((failed + 1)); }
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+# each line ends with the time since the start, to see where a slow run spends it
+ok() { echo "kiosk-vm: ok   $1 [$(secs "$t_start") s]"; passed=$((passed + 1)); }
+bad() { echo "kiosk-vm: FAIL $1${2:+: $2} [$(secs "$t_start") s]"; failed=$((failed + 1)); }
 finish() {
   echo "kiosk-vm: total $(secs "$t_start") s${boot_note:+; $boot_note}"
   echo "kiosk-vm: $passed passed, $failed failed"
