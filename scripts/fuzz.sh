@@ -45,10 +45,10 @@ run() {
   [ -n "$maxlen" ] || { echo "fuzz: no target $t (scripts/fuzz.sh --list)"; return 2; }
   local corpus=.build/fuzz-corpus/$t crashes=.build/fuzz-crashes/$t log=.build/fuzz-logs/$t.log
   mkdir -p "$corpus" "$crashes" .build/fuzz-logs
-  # Lean allocation bookkeeping (a third more runs per second); a finding is replayed below
-  # with the full reports.
+  # Lean allocation bookkeeping (no allocation stacks, a small quarantine, no fill pattern:
+  # a third more runs per second); a finding is replayed below with the full reports.
   local status=0
-  ASAN_OPTIONS=${FARCAST_FUZZ_ASAN_OPTIONS:-malloc_context_size=0:quarantine_size_mb=16} \
+  ASAN_OPTIONS=${FARCAST_FUZZ_ASAN_OPTIONS:-malloc_context_size=0:quarantine_size_mb=16:max_malloc_fill_size=0} \
     FARCAST_FUZZ_TARGET=$t nice -n 15 $BIN -max_total_time="$secs" -max_len="$maxlen" -timeout=10 \
     -rss_limit_mb=2048 -malloc_limit_mb=256 -print_final_stats=1 -artifact_prefix="$crashes/" \
     "$@" "$corpus" "$SEEDS/$t" >"$log" 2>&1 || status=$?

@@ -6,8 +6,9 @@
 /// so every window decodes; Tight keeps four streams whose state cannot be rebuilt that
 /// simply, so it gives its first window whole and, later, only fill and JPEG rects.
 enum CorpusSeeds {
-    static let windowBytes = 24 * 1024
-    static let windowRects = 32
+    // Small windows: a run's cost grows with its input, and the fuzzer grows inputs as it needs.
+    static let windowBytes = 6 * 1024
+    static let windowRects = 12
     static let windowsPerRecording = 24
 
     static let zlibKinds: Set<Int32> = [Encoding.zlib, Encoding.zrle]

@@ -15,7 +15,7 @@ let decoderTargets: [FuzzTarget] = ([
     ("dec-zrle", Encoding.zrle, "ZRLE: zlib stream, 64x64 tiles, palettes, runs"),
     ("dec-tight", Encoding.tight, "Tight: fill, JPEG (TurboJPEG), basic with copy/palette/gradient filters, 4 zlib streams"),
 ] as [(String, Int32, String)]).map { name, encoding, summary in
-    FuzzTarget(name: name, summary: summary, maxLength: 65536, run: { runDecoder(encoding, $0) },
+    FuzzTarget(name: name, summary: summary, maxLength: 16384, run: { runDecoder(encoding, $0) },
                seeds: { DecoderSeeds.synthetic(encoding) },
                corpusSeeds: { DecoderSeeds.fromCorpus(encoding, $0) })
 }

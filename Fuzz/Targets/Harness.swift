@@ -6,8 +6,9 @@ import Glibc
 /// Caps for every target, far below what a real server may ask, so no input can make a run
 /// allocate much or spend long legitimately (libFuzzer's -malloc_limit_mb catches the rest).
 enum FuzzLimits {
-    /// 1 MiB of framebuffer: 1920x136 holds the corpus's Tight strips (at most 65536 pixels).
-    static let framebufferPixels = 1 << 18
+    /// 256 KiB of framebuffer: 1920x34 holds the corpus's Tight strips (at most 65536 pixels),
+    /// and a run allocates, clears and compares it in microseconds.
+    static let framebufferPixels = 1 << 16
     static let clipboard = 1 << 16
     /// Rect pixels per parse call, and parse calls per feed: a few bytes of RRE can ask for
     /// many whole-framebuffer fills, and a run stops after this much work.
@@ -57,13 +58,13 @@ struct Outcome: Equatable {
     // than the run.
     static func == (a: Outcome, b: Outcome) -> Bool {
         a.error == b.error && a.cut == b.cut && a.events == b.events && same(a.output, b.output)
-            && (a.pixels == nil) == (b.pixels == nil) && same(a.pixels ?? [], b.pixels ?? [])
+            && samePixels(a.framebuffer, b.framebuffer)
     }
 
     var error: String?
     var events: [EngineEvent] = []
     var output: [UInt8] = []
-    var pixels: [UInt32]?
+    var framebuffer: Framebuffer?
     /// The run stopped early (work cap, or a security channel began): not comparable.
     var cut = false
 }
@@ -100,7 +101,7 @@ func drive(_ e: ClientEngine, _ bytes: [UInt8], chunk: Int, record: Bool = false
     if record {
         o.events += e.takeEvents()
         o.output += e.takeOutput()
-        o.pixels = e.framebuffer?.snapshotPixels()
+        o.framebuffer = e.framebuffer
     }
     if FuzzLimits.verbose { print("  fed \(bytes.count) bytes in \(chunk == Int.max ? "one piece" : "\(chunk)-byte pieces"): \(o.error ?? "no error"), \(e.stats.rects) rects, \(e.stats.updates) updates\(o.cut ? ", cut short" : "")") }
     return o
@@ -143,8 +144,15 @@ func same<T>(_ a: [T], _ b: [T]) -> Bool {
     a.count == b.count && a.withUnsafeBytes { x in b.withUnsafeBytes { y in x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
 }
 
+func samePixels(_ a: Framebuffer?, _ b: Framebuffer?) -> Bool {
+    guard let a, let b else { return a == nil && b == nil }
+    return a.width == b.width && a.height == b.height && memcmp(a.pixels, b.pixels, a.width * a.height * 4) == 0
+}
+
 func describe(_ o: Outcome) -> String {
-    let px = o.pixels.map { "\($0.count) pixels, hash \($0.reduce(UInt64(1469598103934665603)) { ($0 ^ UInt64($1)) &* 1099511628211 })" } ?? "no framebuffer"
+    let px = o.framebuffer.map { fb in
+        "\(fb.width)x\(fb.height), pixel hash \(fb.snapshotPixels().reduce(UInt64(1469598103934665603)) { ($0 ^ UInt64($1)) &* 1099511628211 })"
+    } ?? "no framebuffer"
     return "error \(o.error ?? "none"); \(o.events.count) events \(o.events.prefix(12)); \(o.output.count) bytes out; \(px)"
 }
 

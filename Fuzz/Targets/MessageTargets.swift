@@ -3,7 +3,7 @@
 /// The message stream after ServerInit, and the two extensions with state of their own.
 let messageTargets: [FuzzTarget] = [
     FuzzTarget(name: "stream", summary: "every server message after ServerInit, all encodings and pseudo-encodings",
-               maxLength: 65536, run: { data in
+               maxLength: 24576, run: { data in
                    var input = FuzzInput(data)
                    let flags = input.u8()
                    let pf = pixelFormat(flags, bigEndian: flags & 4 != 0)
