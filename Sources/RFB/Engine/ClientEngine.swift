@@ -215,6 +215,12 @@ public final class ClientEngine: SecurityContext {
                 left.withUnsafeBytes { if let b = $0.baseAddress { input.append(b, left.count) } }
                 continue
             }
+            if !channelStarting, let ch = channel as? EAXChannel, ch.oneMessageAtATime, ch.holdsMessage,
+               !hasDeferredWork, lastQuestion == nil {
+                // the next message, now that the parser has used the last (see oneMessageAtATime)
+                try throwingFail { try ch.drainPlain(into: input) }
+                continue
+            }
             guard channelStarting, let ch = channel else { return }
             // What followed the unit that started the channel was already encrypted.
             channelStarting = false

@@ -106,6 +106,10 @@ final class AESEAX {
     private var raw: [UInt8] = []
     private var rawStart = 0
     private var out: [UInt8] = []
+    /// One message per `drainPlain`, for the "ne" types: the channel stops after the message
+    /// carrying the subtype, and what follows must stay raw (it is plain), however the bytes
+    /// were split. The engine asks for the next message once it has parsed the last.
+    var oneMessageAtATime = false
 
     @_spi(Fuzzing) public init(receiveKey: [UInt8], sendKey: [UInt8]) throws {
         rx = try AESEAX(key: receiveKey); tx = try AESEAX(key: sendKey)
@@ -134,6 +138,7 @@ final class AESEAX {
             EAXChannel.increment(&rxNonce)
             rawStart += total
             plain.withUnsafeBytes { if let b = $0.baseAddress { input.append(b, plain.count) } }
+            if oneMessageAtATime { break }
         }
         if rawStart == raw.count { raw.removeAll(keepingCapacity: true); rawStart = 0 }
         else if rawStart > 65536 { raw.removeFirst(rawStart); rawStart = 0 }
@@ -141,6 +146,11 @@ final class AESEAX {
 
     /// Raw bytes received but not yet a whole message (for RA2ne, which encrypts only the handshake).
     func takeLeftoverRaw() -> [UInt8] { defer { raw = []; rawStart = 0 }; return Array(raw[rawStart...]) }
+
+    /// A whole message is buffered that `drainPlain` has not decrypted yet.
+    var holdsMessage: Bool {
+        raw.count - rawStart >= 2 && raw.count - rawStart >= 2 + (Int(raw[rawStart]) << 8 | Int(raw[rawStart + 1])) + AESEAX.tagSize
+    }
 
     @_spi(Fuzzing) public func writePlain(_ bytes: [UInt8]) throws {
         var off = 0

@@ -70,7 +70,10 @@ final class RSAAESHandler: SecurityHandler {
                 throw ProtocolError("RSA-AES: cannot decrypt the server's random")
             }
             let (rxKey, txKey) = RSAAESHandler.sessionKeys(clientRandom: clientRandom, serverRandom: serverRandom, bits: aesBits)
-            ctx.startChannel(try EAXChannel(receiveKey: rxKey, sendKey: txKey))
+            let channel = try EAXChannel(receiveKey: rxKey, sendKey: txKey)
+            // the "ne" types stop it after the subtype: no message past that one is decrypted
+            channel.oneMessageAtATime = !keepEncryption
+            ctx.startChannel(channel)
             ctx.send(hash(firstClient: true))
             ctx.describeSecurity("\(SecurityType.name(type)) (RSA \(serverBits), AES-\(aesBits)-EAX)")
             state = .hash
