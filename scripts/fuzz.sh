@@ -11,6 +11,7 @@
 #
 # Each target keeps its corpus in .build/fuzz-corpus/TARGET (outside git), so long runs build
 # on each other. One fuzzer runs at a time: the machine is shared with builds.
+# FARCAST_FUZZ_NO_BUILD=1 uses the binary as it is (a long run while the sources change).
 # Reproduce: FARCAST_FUZZ_TARGET=TARGET .build/fuzz/release/farcast-fuzz CRASH-FILE
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +22,9 @@ CORPUS_DIR=${FARCAST_CORPUS_DIR:-../shared/corpus}
 build() {
   local log=.build/fuzz-build.log
   mkdir -p .build
-  if ! nice -n 15 swift build -c release --scratch-path .build/fuzz --product farcast-fuzz \
+  if [ "${FARCAST_FUZZ_NO_BUILD:-0}" = 1 ] && [ -x $BIN ]; then
+    :
+  elif ! nice -n 15 swift build -c release --scratch-path .build/fuzz --product farcast-fuzz \
       -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING >"$log" 2>&1; then
     grep -vE 'prohibited flag|Cannot export local symbol' "$log" | tail -40
     echo "fuzz: build failed (full log: $log)"; exit 1
