@@ -83,7 +83,9 @@ enum FarcastFuzzTool {
             print("""
                 usage: farcast-fuzz list                        the targets
                        farcast-fuzz seeds TARGET DIR [CORPUS]   write TARGET's seeds (and ones from the recordings in CORPUS)
-                       farcast-fuzz run TARGET FILE|DIR...      run inputs through TARGET
+                       farcast-fuzz run TARGET FILE|DIR...      run inputs through TARGET (FARCAST_FUZZ_VERBOSE=1: a line
+                                                                each; FARCAST_FUZZ_REPEAT=N: each N times)
+                       farcast-fuzz split CORPUS                how the recordings split into messages and rects
                 (scripts/fuzz.sh builds the libFuzzer binary and runs it)
                 """)
             exit(args.count > 1 ? 2 : 0)
