@@ -58,6 +58,9 @@ public enum ExtendedClipboard {
     /// Size of the payload (flags + data) of one message, after the negative length: the whole
     /// message is buffered, so it is bounded by the text cap plus zlib's worst-case growth.
     public static func maxMessageLength(limit: Int) -> Int { Limits.maxCompressedLength(rawSize: min(limit, maxLimit) + 1) }
+    /// Provided data is inflated into buffers grown this much at a time: a length field alone
+    /// (a few bytes claiming 10 MiB for each of 16 formats) allocates no more than this.
+    static let inflateChunk = 64 * 1024
     /// Formats a caps message can list: 16 format bits.
     static let maxFormats = 16
 
@@ -136,8 +139,9 @@ public enum ExtendedClipboard {
         let stream = ZStream()
         var input = z.bindMemory(to: UInt8.self)
         var items: [Item] = []
-        // Inflates exactly `n` bytes into `out`, advancing through `input`.
-        func read(_ out: UnsafeMutablePointer<UInt8>, _ n: Int, what: String) throws {
+        // Inflates exactly `n` bytes into `out`, advancing through `input` (`before` of the
+        // `total` bytes of `what` came earlier, for the message).
+        func read(_ out: UnsafeMutablePointer<UInt8>, _ n: Int, what: String, total: Int? = nil, before: Int = 0) throws {
             var got = 0
             while got < n {
                 guard let base = input.baseAddress else { break }
@@ -148,7 +152,7 @@ public enum ExtendedClipboard {
                 if r.consumed == 0 && r.produced == 0 { break }
             }
             guard got == n else {
-                throw ProtocolError("extended clipboard provide: zlib data ends after \(got) of the \(n) bytes of \(what)")
+                throw ProtocolError("extended clipboard provide: zlib data ends after \(before + got) of the \(total ?? n) bytes of \(what)")
             }
         }
         for f in formats.bits {
@@ -158,11 +162,13 @@ public enum ExtendedClipboard {
             }
             let len = Int(lenBytes.0) << 24 | Int(lenBytes.1) << 16 | Int(lenBytes.2) << 8 | Int(lenBytes.3)
             guard len <= maxItemSize else { throw TooLarge(format: f, length: len, limit: maxItemSize) }
-            var data = [UInt8](repeating: 0, count: len)
-            if len > 0 {
+            // grown a chunk at a time as inflate fills it, never to the length the server claims
+            var data: [UInt8] = []
+            while data.count < len {
+                let start = data.count, n = min(len - start, ExtendedClipboard.inflateChunk)
+                data += repeatElement(0, count: n)
                 try data.withUnsafeMutableBufferPointer { b in
-                    guard let base = b.baseAddress else { return }
-                    try read(base, len, what: "format 0x\(String(f.rawValue, radix: 16))")
+                    try read(b.baseAddress! + start, n, what: "format 0x\(String(f.rawValue, radix: 16))", total: len, before: start)
                 }
             }
             items.append(Item(format: f, data: data))
