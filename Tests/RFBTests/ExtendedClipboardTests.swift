@@ -94,7 +94,7 @@ final class ExtendedClipboardTests: XCTestCase {
             XCTAssertTrue("\($0)".contains("ends after 3 of the 10485760 bytes"), "\($0)")
         }
         // data over several chunks arrives whole
-        let text = (0..<(3 * EC.inflateChunk + 123)).map { UInt8(truncatingIfNeeded: $0 * 7 + 1) }
+        let text = (0..<(3 * 64 * 1024 + 123)).map { UInt8(truncatingIfNeeded: $0 * 7 + 1) }
         let p = EC.payload(.provide([.init(format: .text, data: text), .init(format: .html, data: [9])]))
         XCTAssertEqual(try EC.parse(p, maxItemSize: 1 << 20), .provide([.init(format: .text, data: text), .init(format: .html, data: [9])]))
     }
