@@ -31,6 +31,8 @@ PKGS=(
   # lintian, the desktop entry and AppStream validators, SVG to PNG, man, xdg-open, a Debian root
   debhelper dpkg-dev fakeroot lintian desktop-file-utils appstream librsvg2-bin man-db xdg-utils
   debootstrap rsync
+  # the kiosk in a VM (scripts/test-kiosk-vm.sh): QEMU (above), an ext4 image made from a directory
+  e2fsprogs
 )
 missing=()
 for p in "${PKGS[@]}"; do

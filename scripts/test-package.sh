@@ -6,8 +6,10 @@
 #   3. installs the package with apt into a fresh Debian 12 root (debootstrap; no Swift in it;
 #      apt resolves the declared Depends) and runs there `farcast --version` and
 #      `viewer snapshot` of an Xvnc on loopback, compared pixel for pixel with the server's own
-#      screen (xwd). The root is made once and cached as a tar outside the work tree
-#      (FARCAST_ROOT_CACHE, default /var/cache/farcast-test/bookworm-root.tar),
+#      screen (xwd); checks the kiosk's user, config mode and unit as the postinst leaves them
+#      (a root without systemd: no input or render group), then remove and purge. The root is
+#      made once and cached as a tar outside the work tree (scripts/debian-root.sh;
+#      FARCAST_ROOT_CACHE, default /var/cache/farcast-test/bookworm-root.tar),
 #   4. with the desktop entry in a test XDG_DATA_HOME, `xdg-mime query default
 #      x-scheme-handler/vnc` names it and `xdg-open vnc://127.0.0.1:PORT` opens the viewer's
 #      window on that server under Xvfb.
@@ -18,16 +20,14 @@ top=$PWD
 bash scripts/install-deps.sh >/dev/null
 export LC_ALL=C.UTF-8
 
-CACHE=${FARCAST_ROOT_CACHE:-/var/cache/farcast-test/bookworm-root.tar}
-MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# the Debian 12 root (FARCAST_ROOT_CACHE, DEBIAN_MIRROR) and the chroot helpers
+source scripts/debian-root.sh
 passed=0; failed=0; failures=()
 tmp=$(mktemp -d /tmp/farcast-pkgtest.XXXXXX)
 pids=(); root=
 cleanup() {
   for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done
-  if [ -n "$root" ]; then
-    for m in dev/pts dev proc sys; do umount -l "$root/$m" 2>/dev/null || true; done
-  fi
+  if [ -n "$root" ]; then debian_root_umount "$root"; fi
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -129,29 +129,15 @@ PY
 
 # ---- 3. a fresh Debian 12 root
 t0=$(now)
-if [ ! -s "$CACHE" ]; then
-  echo "package: making the Debian 12 root (debootstrap, once; cached in $CACHE)"
-  mkdir -p "$(dirname "$CACHE")" "$tmp/make-root"
-  debootstrap --variant=minbase bookworm "$tmp/make-root" "$MIRROR" >"$tmp/debootstrap.log" 2>&1 ||
-    { tail -n 20 "$tmp/debootstrap.log"; bad "debootstrap bookworm"; echo "package: $passed passed, $failed failed"; exit 1; }
-  rm -rf "$tmp/make-root/var/cache/apt/archives/"*.deb "$tmp/make-root/var/lib/apt/lists/"*_Packages
-  tar -C "$tmp/make-root" -cf "$CACHE.part" . && mv "$CACHE.part" "$CACHE"
-  rm -rf "$tmp/make-root"
-  root_note="made with debootstrap and cached"
-else
-  root_note="from the cache"
-fi
+[ -s "$FARCAST_ROOT_CACHE" ] || echo "package: making the Debian 12 root (debootstrap, once; cached in $FARCAST_ROOT_CACHE)"
+root_note=$(debian_root_tar "$tmp/debootstrap.log") ||
+  { bad "debootstrap bookworm"; echo "package: $passed passed, $failed failed"; exit 1; }
 root=$tmp/root
-mkdir -p "$root"
-tar -C "$root" -xf "$CACHE"
+debian_root_extract "$FARCAST_ROOT_CACHE" "$root"
 echo "package: Debian 12 root ready in $(secs "$t0") s ($root_note)"
-printf 'deb %s bookworm main\ndeb %s bookworm-updates main\ndeb http://deb.debian.org/debian-security bookworm-security main\n' \
-  "$MIRROR" "$MIRROR" >"$root/etc/apt/sources.list"
-cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
-printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"; chmod +x "$root/usr/sbin/policy-rc.d"
-mount -t proc proc "$root/proc"; mount --bind /dev "$root/dev"; mount --bind /dev/pts "$root/dev/pts"; mount -t sysfs sys "$root/sys"
+debian_root_mount "$root"
 cp "$PKG_DEB" "$root/tmp/farcast.deb"
-in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"; }
+in_root() { in_debian_root "$root" "$@"; }
 check "the root has no Swift" bash -c "! chroot '$root' sh -c 'command -v swift || ls /usr/lib/swift /usr/libexec/swift' >/dev/null 2>&1"
 t0=$(now)
 if in_root sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends /tmp/farcast.deb' >"$tmp/apt.log" 2>&1; then
@@ -164,13 +150,28 @@ if in_root sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-reco
     same_pixels "$root/tmp/snap.png" "$tmp/server.xwd"
   }
   check "viewer snapshot in the root matches the server's screen (xwd)" snapshot_matches
+  kiosk_installed() {  # the kiosk's user, config and unit as the postinst leaves them (no systemd here)
+    local groups mode
+    groups=$(chroot "$root" id -nG farcast-kiosk) || return 1
+    mode=$(chroot "$root" stat -c '%a %U:%G' /etc/farcast/kiosk.conf)   # names as the root has them
+    echo "farcast-kiosk in: $groups; kiosk.conf $mode"
+    # this minimal root has no input or render group: the postinst must not make or need them
+    [ "$groups" = "farcast-kiosk video" ] && [ "$mode" = "640 root:farcast-kiosk" ] &&
+      [ "$(chroot "$root" getent passwd farcast-kiosk | cut -d: -f6,7)" = /var/lib/farcast-kiosk:/usr/sbin/nologin ] &&
+      [ -f "$root/lib/systemd/system/farcast-kiosk.service" ] &&
+      ! ls "$root"/etc/systemd/system/*.wants/farcast-kiosk.service >/dev/null 2>&1
+  }
+  check "kiosk: system user farcast-kiosk (video), kiosk.conf 0640 root:farcast-kiosk, unit installed and not enabled" kiosk_installed
   check "apt remove farcast" in_root apt-get remove -y -qq farcast
   check "nothing of farcast left after remove" bash -c "[ ! -e '$root/usr/bin/farcast' ] && [ ! -e '$root/usr/bin/viewer' ]"
+  check "apt purge farcast" in_root apt-get purge -y -qq farcast
+  check "after purge: no farcast-kiosk user or group, no /etc/farcast" bash -c \
+    "! chroot '$root' getent passwd farcast-kiosk && ! chroot '$root' getent group farcast-kiosk && [ ! -e '$root/etc/farcast' ]"
 else
   tail -n 30 "$tmp/apt.log"
   bad "apt installs the package and its Depends into the root"
 fi
-for m in dev/pts dev proc sys; do umount -l "$root/$m" 2>/dev/null || true; done
+debian_root_umount "$root"
 rm -rf "$root"; root=
 
 # ---- 4. the vnc:// handler, from the package's files in a test XDG_DATA_HOME

@@ -2,11 +2,13 @@
 # Builds Farcast and runs the whole test suite (unit, decoder vectors, interop against real
 # Xvnc/x11vnc started on loopback by the tests), then every fuzz target for a bounded time
 # (scripts/fuzz.sh --ci: FARCAST_FUZZ_SECONDS each), the sanitizer runs (scripts/sanitize.sh all:
-# ThreadSanitizer and AddressSanitizer) and the package checks (scripts/test-package.sh: builds
-# the .deb, validates it, installs it into a Debian 12 root). Installs what it needs first.
-# With arguments (e.g. --filter X) they go to `swift test` and the fuzz, sanitizer and package
-# runs are left out; FARCAST_SKIP_FUZZ=1, FARCAST_SKIP_SANITIZE=1 and FARCAST_SKIP_PACKAGE=1
-# leave out one each.
+# ThreadSanitizer and AddressSanitizer), the package checks (scripts/test-package.sh: builds
+# the .deb, validates it, installs it into a Debian 12 root) and the kiosk in a virtual machine
+# (scripts/test-kiosk-vm.sh: the package's farcast-kiosk unit booted in QEMU, its screen against
+# the server's). Installs what it needs first. With arguments (e.g. --filter X) they go to
+# `swift test` and the fuzz, sanitizer, package and kiosk runs are left out; FARCAST_SKIP_FUZZ=1,
+# FARCAST_SKIP_SANITIZE=1 and FARCAST_SKIP_PACKAGE=1 (the package and the kiosk) leave out one
+# each, FARCAST_SKIP_KIOSK=1 only the kiosk's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -21,4 +23,6 @@ if [ $# -eq 0 ] && [ "${FARCAST_SKIP_SANITIZE:-0}" != 1 ]; then
 fi
 if [ $# -eq 0 ] && [ "${FARCAST_SKIP_PACKAGE:-0}" != 1 ]; then
   bash scripts/test-package.sh
+  # Bounded: a few minutes once its VM root is cached (the first run makes it: add ~3 min).
+  timeout --kill-after=20 "${FARCAST_KIOSK_TIMEOUT:-900}" bash scripts/test-kiosk-vm.sh
 fi
