@@ -48,6 +48,10 @@ let package = Package(
             "RFB", "VNCSession", "Interaction", "SDLViewer", "FarcastTools",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // libFuzzer targets: scripts/fuzz.sh builds them with -sanitize=fuzzer,address -DFUZZING;
+        // a normal build makes the tool that lists them, writes their seeds and replays inputs.
+        .systemLibrary(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
+        .executableTarget(name: "farcast-fuzz", dependencies: ["RFB", "FarcastTools", "CZlib", "CLibFuzzer"], path: "Fuzz/Targets"),
         .testTarget(name: "RFBTests", dependencies: ["RFB", "FarcastTools", "CZlib", "CTurboJPEG", "COpenSSL"]),
         .testTarget(name: "FarcastToolsTests", dependencies: ["FarcastTools", "RFB", "CZlib"]),
         .testTarget(name: "InteractionTests", dependencies: ["Interaction", "RFB", "CXKBCommon"]),

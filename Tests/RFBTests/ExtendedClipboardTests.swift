@@ -86,6 +86,19 @@ final class ExtendedClipboardTests: XCTestCase {
         }
     }
 
+    /// Within the cap, a length alone is not allocated: the buffer grows as inflate fills it
+    /// (a few bytes claiming 10 MiB used to allocate and clear 10 MiB per format).
+    func testClaimedLengthIsNotAllocatedUpFront() throws {
+        let claimed = be32(0x1000_0001) + EC.deflate(be32(10 << 20) + [1, 2, 3])
+        XCTAssertThrowsError(try EC.parse(claimed, maxItemSize: 10 << 20)) {
+            XCTAssertTrue("\($0)".contains("ends after 3 of the 10485760 bytes"), "\($0)")
+        }
+        // data over several chunks arrives whole
+        let text = (0..<(3 * 64 * 1024 + 123)).map { UInt8(truncatingIfNeeded: $0 * 7 + 1) }
+        let p = EC.payload(.provide([.init(format: .text, data: text), .init(format: .html, data: [9])]))
+        XCTAssertEqual(try EC.parse(p, maxItemSize: 1 << 20), .provide([.init(format: .text, data: text), .init(format: .html, data: [9])]))
+    }
+
     // MARK: through the engine
 
     static let serverCaps = EC.serverMessage(.caps(formats: .text, actions: [.request, .peek, .notify, .provide], sizes: [1 << 20]))

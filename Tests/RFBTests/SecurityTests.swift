@@ -1,5 +1,5 @@
 import XCTest
-@testable import RFB
+@_spi(Fuzzing) @testable import RFB
 
 /// Security handshakes as byte vectors, the AES-EAX known answers, and malformed input.
 final class SecurityTests: XCTestCase {

@@ -39,6 +39,10 @@ public final class ClientEngine: SecurityContext {
     public var workBudgetPixels = Int.max
     /// Parsing stopped on the work budget with complete units still buffered: call `resume()`.
     public internal(set) var hasDeferredWork = false
+    /// Fuzzing only (see `FixedKeys`): never set by the viewer.
+    @_spi(Fuzzing) public var fixedKeys: FixedKeys?
+    /// Fuzzing only: a security channel (TLS, AES-EAX) runs, so what follows is ciphertext.
+    @_spi(Fuzzing) public var hasSecureChannel: Bool { channel != nil }
     /// Set when the server acknowledged QEMU Extended Key Events.
     public internal(set) var qemuKeyEvents = false
     /// Set when the server acknowledged ExtendedMouseButtons.
@@ -242,6 +246,12 @@ public final class ClientEngine: SecurityContext {
                 channel = nil
                 let left = ch.takeLeftoverRaw()
                 left.withUnsafeBytes { if let b = $0.baseAddress { input.append(b, left.count) } }
+                continue
+            }
+            if !channelStarting, let ch = channel as? EAXChannel, ch.oneMessageAtATime, ch.holdsMessage,
+               !hasDeferredWork, lastQuestion == nil {
+                // the next message, now that the parser has used the last (see oneMessageAtATime)
+                try throwingFail { try ch.drainPlain(into: input) }
                 continue
             }
             guard channelStarting, let ch = channel else { return }

@@ -34,6 +34,9 @@ public struct ClientSettings: Sendable {
     public var clipboardLimit = Limits.maxCutTextLength
     /// The cap in force: `clipboardLimit` within what the extension allows.
     public var clipboardByteLimit: Int { min(max(0, clipboardLimit), ExtendedClipboard.maxLimit) }
+    /// Framebuffer cap in pixels, within `Limits.maxFramebufferPixels`: the fuzz targets set a
+    /// small one, so no input can make every run allocate hundreds of MiB as a server may.
+    public var maxFramebufferPixels = Limits.maxFramebufferPixels
     /// Security methods we accept, strongest first (vncviewer's SecurityTypes): RFB types and
     /// VeNCrypt subtypes. Only these are ever chosen, so excluding the unencrypted ones is final.
     public var securityMethods: [SecurityMethod] = SecurityMethod.defaultOrder

@@ -55,9 +55,9 @@ extension ClientEngine {
             case SecurityType.veNCrypt:
                 state = .handler(VeNCryptHandler(), chosen); phase = .authenticating
             case SecurityType.ra2, SecurityType.ra2ne, SecurityType.ra2_256, SecurityType.ra2ne_256:
-                state = .handler(RSAAESHandler(type: chosen), chosen); phase = .authenticating
+                state = .handler(RSAAESHandler(type: chosen, fixed: fixedKeys), chosen); phase = .authenticating
             case SecurityType.appleRemoteDesktop:
-                state = .handler(ARDHandler(), chosen); phase = .authenticating
+                state = .handler(ARDHandler(fixed: fixedKeys), chosen); phase = .authenticating
             default:
                 throw ProtocolError("internal: security type \(chosen) has no handler")
             }

@@ -1,9 +1,10 @@
 /// Server messages after ServerInit: updates' pseudo-encodings, colour map, bell, cut text.
 extension ClientEngine {
     func checkSize(_ w: Int, _ h: Int, what: String) throws {
-        guard w <= Limits.maxFramebufferDimension, h <= Limits.maxFramebufferDimension,
-              w * h <= Limits.maxFramebufferPixels else {
-            throw ProtocolError("\(what) asks for a \(w)x\(h) framebuffer, over the \(Limits.maxFramebufferDimension)x\(Limits.maxFramebufferDimension) and \(Limits.maxFramebufferPixels / (1024 * 1024)) Mpixel limits")
+        let cap = min(settings.maxFramebufferPixels, Limits.maxFramebufferPixels)
+        guard w <= Limits.maxFramebufferDimension, h <= Limits.maxFramebufferDimension, w * h <= cap else {
+            let pixels = cap >= 1 << 20 ? "\(cap >> 20) Mpixel" : "\(cap)-pixel"
+            throw ProtocolError("\(what) asks for a \(w)x\(h) framebuffer, over the \(Limits.maxFramebufferDimension)x\(Limits.maxFramebufferDimension) and \(pixels) limits")
         }
     }
 

@@ -98,7 +98,7 @@ final class AESEAX {
 
 /// RSA-AES's message framing: u16 length, AES-EAX ciphertext, 16-byte tag; the length bytes are
 /// the associated data; the nonce is a 128-bit little-endian counter per direction from 0.
-final class EAXChannel: SecureChannel {
+@_spi(Fuzzing) public final class EAXChannel: SecureChannel {
     /// TigerVNC writes at most 8 KiB per message; the u16 length bounds what we accept.
     static let maxWriteMessage = 8192
     private let rx: AESEAX, tx: AESEAX
@@ -106,8 +106,12 @@ final class EAXChannel: SecureChannel {
     private var raw: [UInt8] = []
     private var rawStart = 0
     private var out: [UInt8] = []
+    /// One message per `drainPlain`, for the "ne" types: the channel stops after the message
+    /// carrying the subtype, and what follows must stay raw (it is plain), however the bytes
+    /// were split. The engine asks for the next message once it has parsed the last.
+    var oneMessageAtATime = false
 
-    init(receiveKey: [UInt8], sendKey: [UInt8]) throws {
+    @_spi(Fuzzing) public init(receiveKey: [UInt8], sendKey: [UInt8]) throws {
         rx = try AESEAX(key: receiveKey); tx = try AESEAX(key: sendKey)
     }
 
@@ -134,6 +138,7 @@ final class EAXChannel: SecureChannel {
             EAXChannel.increment(&rxNonce)
             rawStart += total
             plain.withUnsafeBytes { if let b = $0.baseAddress { input.append(b, plain.count) } }
+            if oneMessageAtATime { break }
         }
         if rawStart == raw.count { raw.removeAll(keepingCapacity: true); rawStart = 0 }
         else if rawStart > 65536 { raw.removeFirst(rawStart); rawStart = 0 }
@@ -142,7 +147,12 @@ final class EAXChannel: SecureChannel {
     /// Raw bytes received but not yet a whole message (for RA2ne, which encrypts only the handshake).
     func takeLeftoverRaw() -> [UInt8] { defer { raw = []; rawStart = 0 }; return Array(raw[rawStart...]) }
 
-    func writePlain(_ bytes: [UInt8]) throws {
+    /// A whole message is buffered that `drainPlain` has not decrypted yet.
+    var holdsMessage: Bool {
+        raw.count - rawStart >= 2 && raw.count - rawStart >= 2 + (Int(raw[rawStart]) << 8 | Int(raw[rawStart + 1])) + AESEAX.tagSize
+    }
+
+    @_spi(Fuzzing) public func writePlain(_ bytes: [UInt8]) throws {
         var off = 0
         while off < bytes.count {
             let n = min(EAXChannel.maxWriteMessage, bytes.count - off)
@@ -156,5 +166,5 @@ final class EAXChannel: SecureChannel {
     }
 
     var hasRaw: Bool { !out.isEmpty }
-    func takeRaw() -> [UInt8] { defer { out.removeAll(keepingCapacity: true) }; return out }
+    @_spi(Fuzzing) public func takeRaw() -> [UInt8] { defer { out.removeAll(keepingCapacity: true) }; return out }
 }

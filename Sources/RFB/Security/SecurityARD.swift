@@ -10,6 +10,10 @@ final class ARDHandler: SecurityHandler {
     /// Anything shorter than 1024 bits is breakable (macOS sends exactly 128 bytes).
     static let minKeyLength = 128
     static let credentialField = 64
+    /// Fuzzing: our private value, given (see `FixedKeys`).
+    private let fixed: FixedKeys?
+
+    init(fixed: FixedKeys? = nil) { self.fixed = fixed }
 
     func step(_ r: inout ByteReader, _ ctx: SecurityContext) throws -> SecurityProgress {
         try r.require(4)
@@ -25,7 +29,7 @@ final class ARDHandler: SecurityHandler {
         let serverPublic = Array(UnsafeBufferPointer(start: try r.bytes(len), count: len))
         let c = try ctx.credentials(method: "Apple Remote Desktop", needsUsername: true)
         let (cipher, pub) = try ARDHandler.response(generator: g, prime: prime, serverPublic: serverPublic,
-                                                     clientPrivate: try RSAKey.random(len), username: Array(c.username.utf8),
+                                                     clientPrivate: try fixed?.secret(16) ?? RSAKey.random(len), username: Array(c.username.utf8),
                                                      password: c.password, filler: try RSAKey.random(2 * ARDHandler.credentialField))
         ctx.send(cipher + pub)
         ctx.describeSecurity("Apple Remote Desktop (DH \(len * 8) bits, AES-128)")

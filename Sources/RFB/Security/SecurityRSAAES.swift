@@ -13,6 +13,8 @@ final class RSAAESHandler: SecurityHandler {
     static let subtypeUserPass: UInt8 = 1, subtypePass: UInt8 = 2
 
     let type: UInt8
+    /// Fuzzing: our key and random, given (see `FixedKeys`).
+    private let fixed: FixedKeys?
     private let aesBits: Int
     private let keepEncryption: Bool
     private enum State { case serverKey, serverRandom, hash, subtype }
@@ -24,8 +26,9 @@ final class RSAAESHandler: SecurityHandler {
     private var serverKey: RSAKey?
     private var clientRandom: [UInt8] = []
 
-    init(type: UInt8) {
+    init(type: UInt8, fixed: FixedKeys? = nil) {
         self.type = type
+        self.fixed = fixed
         aesBits = (type == SecurityType.ra2_256 || type == SecurityType.ra2ne_256) ? 256 : 128
         keepEncryption = type == SecurityType.ra2 || type == SecurityType.ra2_256
     }
@@ -47,12 +50,12 @@ final class RSAAESHandler: SecurityHandler {
             serverKey = sk
             try verifyServer(ctx)
             // Our key, as long as the server's.
-            let ck = try RSAKey(generateBits: bits)
+            let ck = try fixed?.rsa ?? RSAKey(generateBits: bits)
             clientKey = ck
             clientN = try ck.component("n", size: size)
             clientE = try ck.component("e", size: size)
             ctx.send(secBE32(UInt32(bits)) + clientN + clientE)
-            clientRandom = try RSAKey.random(aesBits / 8)
+            clientRandom = try fixed?.secret(aesBits / 8) ?? RSAKey.random(aesBits / 8)
             let enc = try sk.encrypt(clientRandom)
             ctx.send([UInt8(enc.count >> 8), UInt8(enc.count & 0xff)] + enc)
             state = .serverRandom
@@ -67,7 +70,10 @@ final class RSAAESHandler: SecurityHandler {
                 throw ProtocolError("RSA-AES: cannot decrypt the server's random")
             }
             let (rxKey, txKey) = RSAAESHandler.sessionKeys(clientRandom: clientRandom, serverRandom: serverRandom, bits: aesBits)
-            ctx.startChannel(try EAXChannel(receiveKey: rxKey, sendKey: txKey))
+            let channel = try EAXChannel(receiveKey: rxKey, sendKey: txKey)
+            // the "ne" types stop it after the subtype: no message past that one is decrypted
+            channel.oneMessageAtATime = !keepEncryption
+            ctx.startChannel(channel)
             ctx.send(hash(firstClient: true))
             ctx.describeSecurity("\(SecurityType.name(type)) (RSA \(serverBits), AES-\(aesBits)-EAX)")
             state = .hash
@@ -135,10 +141,14 @@ final class RSAAESHandler: SecurityHandler {
 }
 
 /// An RSA key through OpenSSL 3's EVP interface (PKCS#1 v1.5 padding, as RSA-AES uses).
-final class RSAKey {
+/// Sendable: the EVP_PKEY is never changed after creation, and OpenSSL 3 takes a key for
+/// concurrent use as long as nobody changes it.
+@_spi(Fuzzing) public final class RSAKey: @unchecked Sendable {
     let pkey: OpaquePointer
 
-    init(publicN n: [UInt8], e: [UInt8]) throws {
+    init(owning key: OpaquePointer) { pkey = key }
+
+    @_spi(Fuzzing) public init(publicN n: [UInt8], e: [UInt8]) throws {
         guard let bld = OSSL_PARAM_BLD_new() else { throw ProtocolError("RSA: out of memory") }
         defer { OSSL_PARAM_BLD_free(bld) }
         let bn = BN_bin2bn(n, Int32(n.count), nil), be = BN_bin2bn(e, Int32(e.count), nil)
@@ -173,7 +183,7 @@ final class RSAKey {
     deinit { EVP_PKEY_free(pkey) }
 
     /// A public component ("n" or "e"), big-endian, left-padded to `size` bytes.
-    func component(_ name: String, size: Int) throws -> [UInt8] {
+    @_spi(Fuzzing) public func component(_ name: String, size: Int) throws -> [UInt8] {
         var bn: OpaquePointer? = nil
         guard EVP_PKEY_get_bn_param(pkey, name, &bn) == 1, let b = bn else { throw ProtocolError("RSA: no \(name)") }
         defer { BN_free(b) }
@@ -182,8 +192,8 @@ final class RSAKey {
         return out
     }
 
-    func encrypt(_ m: [UInt8]) throws -> [UInt8] { try crypt(m, encrypt: true) }
-    func decrypt(_ c: [UInt8]) throws -> [UInt8] { try crypt(c, encrypt: false) }
+    @_spi(Fuzzing) public func encrypt(_ m: [UInt8]) throws -> [UInt8] { try crypt(m, encrypt: true) }
+    @_spi(Fuzzing) public func decrypt(_ c: [UInt8]) throws -> [UInt8] { try crypt(c, encrypt: false) }
 
     private func crypt(_ input: [UInt8], encrypt: Bool) throws -> [UInt8] {
         guard let ctx = EVP_PKEY_CTX_new(pkey, nil) else { throw ProtocolError("RSA: no context") }
