@@ -86,6 +86,8 @@ public struct ViewerUI: Equatable, Sendable {
     public var reconnecting = false
     /// Ctrl+Alt+R records (not in playback); the front end sets it.
     public var canRecord = true
+    /// Esc may end the viewer while it reconnects (not in a kiosk); the front end sets it.
+    public var canQuit = true
     /// A credential or trust prompt is up (the front end holds its editor).
     public private(set) var promptShown = false
     /// The F8 menu while open; no input reaches the server meanwhile.
@@ -193,8 +195,8 @@ public struct ViewerUI: Equatable, Sendable {
     }
 
     /// The hint under the countdown.
-    public static func reconnectHint(seconds: Int, attempt: Int) -> String {
-        "Reconnecting in \(seconds) s (attempt \(attempt)) — press R or tap to retry now, Esc to give up"
+    public static func reconnectHint(seconds: Int, attempt: Int, canQuit: Bool = true) -> String {
+        "Reconnecting in \(seconds) s (attempt \(attempt)) — press R or tap to retry now" + (canQuit ? ", Esc to give up" : "")
     }
 
     // MARK: input
@@ -202,7 +204,8 @@ public struct ViewerUI: Equatable, Sendable {
     public mutating func key(_ k: UIKeyEvent) -> UIResult {
         if reconnecting {
             guard k.down, !k.isRepeat else { return .handled([]) }
-            if k.key == .escape { return .handled([.quit]) }
+            // a kiosk cannot be quit from its keyboard (systemd would only start it again)
+            if k.key == .escape && canQuit { return .handled([.quit]) }
             return .handled(k.key == .r ? [.retryNow] : [])
         }
         if let e = ended {

@@ -116,6 +116,12 @@ final class ViewerUITests: XCTestCase {
         XCTAssertEqual(ui.button(left: true, down: false, at: ViewPoint(x: 5, y: 5)), .handled([]))
         XCTAssertEqual(ViewerUI.reconnectHint(seconds: 3, attempt: 2),
                        "Reconnecting in 3 s (attempt 2) — press R or tap to retry now, Esc to give up")
+        XCTAssertEqual(ViewerUI.reconnectHint(seconds: 3, attempt: 2, canQuit: false),
+                       "Reconnecting in 3 s (attempt 2) — press R or tap to retry now")
+        var kiosk = ViewerUI()
+        kiosk.reconnecting = true
+        kiosk.canQuit = false
+        XCTAssertEqual(kiosk.key(UIKeyEvent(.escape)), .handled([]), "a kiosk is not quit with Esc")
     }
 
     func testEndedMessage() {

@@ -140,7 +140,8 @@ extension ViewerWindow {
         switch sessionState {
         case .waiting(let why, let at, let n):
             let secs = max(0, Int((at - monotonicSeconds()).rounded(.up)))
-            return (ViewerUI.headline(why, everReady: everReady), ViewerUI.reconnectHint(seconds: secs, attempt: n))
+            return (ViewerUI.headline(why, everReady: everReady), ViewerUI.reconnectHint(seconds: secs, attempt: n,
+                                                                                                    canQuit: kiosk.menuLock == .open))
         case .connecting: return ("Connecting to \(session.spec)…", nil)
         case .authenticating: return ("Authenticating…", nil)
         default: return nil

@@ -150,6 +150,7 @@ public final class ViewerWindow {
         defer { finishRecording() }
         router.recording = player == nil ? false : nil
         router.menuLock = kiosk.menuLock
+        router.ui.canQuit = kiosk.menuLock == .open
         kiosk.notifier?.ready(status: "connecting to \(session.spec)")
         router.ui.canRecord = player == nil
         if player != nil { showTimeline() }
