@@ -14,6 +14,10 @@ enum FuzzLimits {
     /// many whole-framebuffer fills, and a run stops after this much work.
     static let workPerParse = 1 << 20
     static let resumesPerFeed = 8
+    /// A drip-fed run is cut into at most this many pieces: byte by byte, a 16 KiB input cost a
+    /// thousand whole feeds and held the decoders near 500 runs/s; the cut points still move
+    /// as the fuzzer mutates lengths, so every boundary gets its turn over many runs.
+    static let piecesPerFeed = 256
     /// FARCAST_FUZZ_VERBOSE=1: a line per run (for looking at seeds with the replay tool).
     static let verbose = environment("FARCAST_FUZZ_VERBOSE") != nil
 }
@@ -76,6 +80,7 @@ struct Outcome: Equatable {
 @discardableResult
 func drive(_ e: ClientEngine, _ bytes: [UInt8], chunk: Int, record: Bool = false, stopAtChannel: Bool = false) -> Outcome {
     var o = Outcome()
+    let chunk = chunk == Int.max ? chunk : max(chunk, bytes.count / FuzzLimits.piecesPerFeed)
     do {
         var off = 0
         feeding: while off < bytes.count {

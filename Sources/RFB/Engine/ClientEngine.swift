@@ -132,8 +132,10 @@ public final class ClientEngine: SecurityContext {
     /// Everything to send, encrypted when a security channel runs.
     public func takeOutput() -> [UInt8] {
         flushOutput()
-        defer { rawOutput.removeAll(keepingCapacity: true) }
-        return rawOutput
+        // Handed over, not copied: clearing a buffer the caller now shares would allocate anew.
+        var out: [UInt8] = []
+        swap(&out, &rawOutput)
+        return out
     }
     public var hasOutput: Bool { !output.isEmpty || !rawOutput.isEmpty || channel?.hasRaw == true }
     /// Bytes waiting to be sent, not taken (plaintext not yet through a channel comes last).
@@ -172,7 +174,12 @@ public final class ClientEngine: SecurityContext {
         if case .messageType = state { return false }
         return true
     }
-    public func takeEvents() -> [EngineEvent] { defer { events.removeAll(keepingCapacity: true) }; return events }
+    public func takeEvents() -> [EngineEvent] {
+        if events.isEmpty { return [] }
+        var out: [EngineEvent] = []
+        swap(&out, &events)
+        return out
+    }
 
     // MARK: feeding
 
