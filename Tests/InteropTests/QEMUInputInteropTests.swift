@@ -6,32 +6,7 @@ import XCTest
 /// QEMU's VNC server (no guest; paused): its pointer mode (relative with the PS/2 mouse) and
 /// xvp power control, a reset seen as QMP's RESET event.
 final class QEMUInputInteropTests: XCTestCase {
-    struct Machine { let port: Int; let qmp: String; let dir: URL }
-
-    func startQEMU(_ extra: [String]) throws -> Machine {
-        guard let qemu = InteropTools.path("qemu-system-x86_64") else {
-            throw XCTSkip("qemu-system-x86_64 not installed: run scripts/install-deps.sh (qemu-system-x86)")
-        }
-        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-qemuin-\(getpid())-\(UUID().uuidString.prefix(6))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
-        let qmp = dir.appendingPathComponent("qmp.sock").path
-        for _ in 0..<5 {
-            let port = try Loopback.freePort()
-            guard port > 5900 else { continue }
-            let child = try ChildProcess(name: "qemu", executable: qemu,
-                                         arguments: ["-nodefaults", "-S", "-display", "none", "-vga", "std",
-                                                     "-vnc", "\(Loopback.host):\(port - 5900),power-control=on",
-                                                     "-qmp", "unix:\(qmp),server=on,wait=off"] + extra,
-                                         logURL: dir.appendingPathComponent("qemu.log"))
-            addTeardownBlock { child.stop() }
-            if poll(timeout: 15, { Loopback.isListening(port: port) || !child.isRunning }), child.isRunning {
-                return Machine(port: port, qmp: qmp, dir: dir)
-            }
-            child.stop()
-        }
-        throw HarnessError("QEMU did not start")
-    }
+    typealias Machine = QEMUMachine
 
     /// Connects and collects events until `until` holds (or 10 s).
     func session(_ m: Machine) -> Session {

@@ -83,6 +83,13 @@ final class PseudoEncodingTests: XCTestCase {
 }
 
 extension PseudoEncodingTests {
+    /// QEMU acknowledges the audio encoding with an empty rect when its machine has sound (found
+    /// against QEMU with a PC speaker: the viewer took it for an unknown encoding and left).
+    func testQEMUAudioAcknowledgementIsAccepted() throws {
+        XCTAssertEqual(try events(S.update([S.rect(0, 0, 720, 400, -259, []), S.rect(0, 0, 0, 0, -257, [])])),
+                       [.pointerMode(relative: true)])
+    }
+
     func testQEMUAudioMessages() throws {
         let data: [UInt8] = [255, 1, 0, 2] + be32(4) + [1, 2, 3, 4]
         XCTAssertEqual(try events([255, 1, 0, 1] + data + [255, 1, 0, 0]), [.audioBegan, .audioData([1, 2, 3, 4]), .audioEnded])

@@ -31,6 +31,9 @@ extension ClientEngine {
         case Encoding.qemuPointerMotionChange:
             // x: 0 relative, anything else absolute
             events.append(.pointerMode(relative: rect.x == 0))
+        case Encoding.qemuAudio:
+            // an empty rect: QEMU's acknowledgement, sent when the machine has an audio device
+            break
         case Encoding.pointerPos, Encoding.vmwareCursorPosition:
             events.append(.pointerMoved(x: rect.x, y: rect.y))
         default:

@@ -27,6 +27,7 @@ extension ViewerWindow {
             remoteInput.lockSyncPending = false
             syncLockKeys()
         case .pointerMode(let relative):
+            if relative != remoteInput.relative { log("pointer: the remote pointer is \(relative ? "relative (a click captures it)" : "absolute")") }
             remoteInput.relative = relative
             if !remoteInput.isQEMU {
                 remoteInput.isQEMU = true
@@ -90,6 +91,7 @@ extension ViewerWindow {
         guard remoteInput.captured else { return }
         remoteInput.captured = false
         SDL_SetRelativeMouseMode(SDL_FALSE)
+        log("pointer: released")
     }
 
     /// With a relative remote pointer: a click captures the pointer (and is not sent); while
@@ -101,6 +103,7 @@ extension ViewerWindow {
         case SDL_MOUSEBUTTONDOWN.rawValue where e.button.which != InputRouter.touchMouseID && !remoteInput.captured:
             remoteInput.captured = true
             SDL_SetRelativeMouseMode(SDL_TRUE)
+            log("pointer: captured (Ctrl+Alt+G releases it)")
             showNotice("Pointer captured — Ctrl+Alt+G releases it")
             return true
         case SDL_MOUSEMOTION.rawValue where remoteInput.captured && e.motion.which != InputRouter.touchMouseID:
