@@ -78,6 +78,10 @@ public struct ClientSettings: Sendable {
         return serverName.contains(":") ? "[\(serverName)]:\(serverPort)" : "\(serverName):\(serverPort)"
     }
 
+    /// The cursor-shape encodings offered, in order: a server takes the first it knows (libvncserver
+    /// takes RichCursor wherever it is), so alpha first, then colour, then two-colour XCursor.
+    public var cursorEncodings: [Int32] = [Encoding.cursorWithAlpha, Encoding.vmwareCursor, Encoding.cursor, Encoding.xCursor]
+
     public init() {}
 
     /// The SetEncodings list: real encodings, then the pseudo-encodings.
@@ -85,10 +89,7 @@ public struct ClientSettings: Sendable {
         // lossless (no quality given): the lossy-only encodings (H.264, JPEG) only when asked for by name
         var l = jpegQuality == nil && !encodingsNamedByUser
             ? encodings.filter { $0 != Encoding.h264 && $0 != Encoding.jpeg } : encodings
-        // alpha cursors first: a server takes the first cursor encoding it knows
-        if wantCursor && wantMorePseudoEncodings { l += [Encoding.cursorWithAlpha, Encoding.vmwareCursor] }
-        if wantCursor { l.append(Encoding.cursor) }
-        if wantCursor && wantMorePseudoEncodings { l.append(Encoding.xCursor) }
+        if wantCursor { l += cursorEncodings.filter { wantMorePseudoEncodings || $0 == Encoding.cursor } }
         if wantMorePseudoEncodings {
             l += [Encoding.ledState, Encoding.vmwareLEDState, Encoding.qemuPointerMotionChange, Encoding.xvp,
                   Encoding.pointerPos, Encoding.vmwareCursorPosition]
