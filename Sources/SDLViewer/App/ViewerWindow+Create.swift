@@ -48,7 +48,15 @@ extension ViewerWindow {
         // rotation draws through a target texture: SDL's renderers have them, window surfaces do not
         let rflags = rotation != 0 && software ? SDL_RENDERER_SOFTWARE.rawValue | SDL_RENDERER_TARGETTEXTURE.rawValue
             : SDL_RENDERER_ACCELERATED.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue
-        if !software || rotation != 0, let r = SDL_CreateRenderer(window, -1, rflags) {
+        var made = !software || rotation != 0 ? SDL_CreateRenderer(window, -1, rflags) : nil
+        if let r = made, rotation == 0, !ViewerWindow.ownsDisplay,
+           ProcessInfo.processInfo.environment["SDL_RENDER_DRIVER"] == nil,
+           let gl = SoftwareGL.rendererName(r), SoftwareGL.isSoftware(gl) {
+            session.log("window: OpenGL here is \(gl), drawn by the CPU: drawing on the window surface instead (SDL_RENDER_DRIVER=opengl keeps OpenGL)")
+            SDL_DestroyRenderer(r)
+            made = nil
+        }
+        if let r = made {
             renderer = r
             frame = FrameRenderer(renderer: r)
             overlay = Overlay(renderer: r)
@@ -57,6 +65,8 @@ extension ViewerWindow {
             guard refreshSurface() else { throw ViewerWindow.sdlError("SDL_CreateSoftwareRenderer") }
         }
         guard let r = renderer else { throw ViewerWindow.sdlError("SDL_CreateRenderer") }
-        frameInterval = ViewerWindow.presentInterval(r, window)
+        // a window surface has no vsync, whatever SDL's software renderer claims: presents are
+        // paced to the display's refresh (they were going out at 300/s on a busy desktop)
+        frameInterval = surfaceMode ? ViewerWindow.refreshInterval(window) : ViewerWindow.presentInterval(r, window)
     }
 }

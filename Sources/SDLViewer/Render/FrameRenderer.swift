@@ -19,7 +19,7 @@ public final class FrameRenderer {
     deinit { if let t = texture { SDL_DestroyTexture(t) } }
 
     /// Damage taken from the framebuffer and not uploaded yet (over the budget of a present).
-    private var carried: [Rect] = []
+    var carried: [Rect] = []
     /// Pixels one present uploads at most: a 4K frame, so ordinary streams upload whole each
     /// present, while a flood of full-screen updates on a huge desktop cannot make a present
     /// (and so the menu or a prompt answering a key) wait for hundreds of megabytes of copies.
@@ -50,26 +50,48 @@ public final class FrameRenderer {
             send(fb, fb.bounds)
             return true
         }
+        if textureStale {
+            // the direct path drew the window without us: the texture is whole again first
+            textureStale = false
+            _ = fb.takeDamage()
+            carried = []
+            send(fb, fb.bounds)
+            return true
+        }
+        guard let work = takeWork(fb, budget: budget) else { return false }
+        for r in work { send(fb, r) }
+        return true
+    }
+
+    /// The damaged rects to handle now within `budget` pixels, the rest carried to the next
+    /// call; nil when nothing changed.
+    func takeWork(_ fb: Framebuffer, budget: Int) -> [Rect]? {
         let fresh = fb.takeDamage()
-        if fresh.isEmpty && carried.isEmpty { return false }
+        if fresh.isEmpty && carried.isEmpty { return nil }
         var todo = carried + fresh
         // many carried rects collapse into their bounding box: the list stays short
         if todo.count > 64 { todo = [todo.dropFirst().reduce(todo[0]) { $0.union($1) }] }
         carried = []
+        var now: [Rect] = []
         var left = max(1, budget)
         for r0 in todo {
             let r = r0.intersection(fb.bounds)
             if r.isEmpty { continue }
             if left <= 0 { carried.append(r); continue }
-            if r.area <= left { send(fb, r); left -= r.area; continue }
+            if r.area <= left { now.append(r); left -= r.area; continue }
             // the top rows that fit now, the rest later
             let rows = max(1, left / max(1, r.w))
-            send(fb, Rect(x: r.x, y: r.y, w: r.w, h: rows))
+            now.append(Rect(x: r.x, y: r.y, w: r.w, h: rows))
             left -= rows * r.w
             if rows < r.h { carried.append(Rect(x: r.x, y: r.y + rows, w: r.w, h: r.h - rows)) }
         }
-        return true
+        return now
     }
+
+    /// Set by the direct path (FrameRenderer+Direct): the window got pixels the texture lacks.
+    var textureStale = false
+    /// Output rects the last `copyDirect` wrote.
+    var directRects: [SDL_Rect] = []
 
     private func send(_ fb: Framebuffer, _ r: Rect) {
         guard !r.isEmpty, let t = texture else { return }

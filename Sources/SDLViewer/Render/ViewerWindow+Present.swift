@@ -1,5 +1,6 @@
 import CSDL2
 import Interaction
+import RFB
 
 /// Drawing a frame: the desktop (whole, or only the damaged rects on the software path), the
 /// soft cursor, then the overlays the UI state calls for.
@@ -25,7 +26,6 @@ extension ViewerWindow {
     @discardableResult
     func present(forInput: Bool = false) -> Bool {
         guard let window, let renderer, let frame, let overlay, let router else { return false }
-        let uploaded = uploadFrame(frame, wait: !forInput)
         let vp = router.viewport
         let ui = router.ui
         let status = statusMessage()
@@ -34,6 +34,21 @@ extension ViewerWindow {
             || router.keyboard != nil || softShown || ui.picker != nil || recorder != nil || timelineVisible
             || router.pinPad != nil
         defer { fullPresent = false; overlayShown = overlayNow; trace.presented(menuUp: ui.menu != nil) }
+        if surfaceMode && !fullPresent && !overlayNow && !overlayShown && rotation == 0, let surface,
+           FrameRenderer.takesFramebufferPixels(surface) {
+            let body = { (fb: Framebuffer?) -> Bool in fb.map { frame.copyDirect($0, into: surface, vp) } ?? false }
+            let copied: Bool? = forInput ? withFramebufferIfFree(body) : withFramebuffer(body)
+            if copied == true {
+                let rects = frame.directRects
+                if !rects.isEmpty {
+                    rects.withUnsafeBufferPointer { _ = SDL_UpdateWindowSurfaceRects(window, $0.baseAddress, Int32($0.count)) }
+                }
+                return frame.hasPendingUpload
+            }
+            // skipped while a rect was being decoded: the pixels come with the next present
+            if copied == nil { return true }
+        }
+        let uploaded = uploadFrame(frame, wait: !forInput)
         if surfaceMode && !fullPresent && !overlayNow && !overlayShown {
             // only what changed: a small update costs a small copy to the window
             let rects = frame.drawDamage(vp)
@@ -123,6 +138,11 @@ extension ViewerWindow {
     static func presentInterval(_ r: OpaquePointer, _ w: OpaquePointer) -> Double {
         var info = SDL_RendererInfo()
         if SDL_GetRendererInfo(r, &info) == 0, info.flags & SDL_RENDERER_PRESENTVSYNC.rawValue != 0 { return 0 }
+        return refreshInterval(w)
+    }
+
+    /// One refresh of the window's display (60 Hz if unknown).
+    static func refreshInterval(_ w: OpaquePointer) -> Double {
         var mode = SDL_DisplayMode()
         let hz = SDL_GetWindowDisplayMode(w, &mode) == 0 && mode.refresh_rate > 0 ? Double(mode.refresh_rate) : 60
         return 1 / hz
