@@ -43,7 +43,7 @@ let package = Package(
         // What tools need and the viewer's window does not: PNG, FBS, the decode benchmark.
         .target(name: "FarcastTools", dependencies: ["RFB", "CZlib"]),
         .target(name: "Interaction", dependencies: ["RFB", "CXKBCommon"]),
-        .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "FarcastTools", "CSDL2", "CSDL2TTF", "CXCB"]),
+        .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "FarcastTools", "CSDL2", "CSDL2TTF", "CXCB", "CPNG"]),
         .executableTarget(name: "viewer", dependencies: [
             "RFB", "VNCSession", "Interaction", "SDLViewer", "FarcastTools",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
