@@ -6,6 +6,7 @@ import Interaction
 extension LauncherWindow {
     /// Returns whether something drawn may have changed.
     func handle(_ e: SDL_Event) -> Bool {
+        if let w = discoveryWake, e.type == w.eventType { discoveryChanged(); return true }
         switch e.type {
         case SDL_QUIT.rawValue:
             quit = true

@@ -32,6 +32,8 @@ public final class LauncherWindow {
     /// Exit status of the last session when the launcher exits because `return-to-launcher = no`.
     public internal(set) var exitStatus: Int32 = 0
     var fingerDown: (id: Int64, x: Double, y: Double, moved: Bool)?
+    var discovery: ServiceDiscovery?
+    var discoveryWake: WakeSignal?
 
     public init(store: SavedConnectionStore = SavedConnectionStore(), recent: RecentConnections = RecentConnections(),
                 executable: String = LauncherWindow.selfExecutable) {
@@ -64,6 +66,8 @@ public final class LauncherWindow {
         refreshItems()
         if let p = store.problem { state.notice = p }
         for path in importPaths { importFile(path) }
+        startDiscovery()
+        defer { discovery?.stop() }
         loop()
         return exitStatus
     }
@@ -88,6 +92,23 @@ public final class LauncherWindow {
             if got {
                 repeat { dirty = handle(e) || dirty } while SDL_PollEvent(&e) != 0
             }
+        }
+    }
+
+    /// Hosts on the network through Avahi; without a daemon the list simply has none.
+    func startDiscovery() {
+        let wake = WakeSignal(eventType: SDL_RegisterEvents(1))
+        discoveryWake = wake
+        let d = ServiceDiscovery { wake.signal() }
+        do { try d.start(); discovery = d } catch { FileHandle.standardError.write(Data("viewer: \(error)\n".utf8)) }
+    }
+
+    /// Main thread, on the discovery's wake-up event.
+    func discoveryChanged() {
+        discoveryWake?.acknowledge()
+        discovered = (discovery?.services ?? []).map { s in
+            let what = s.type == ServiceDiscovery.rfbType ? "VNC" : "workstation (VNC port 5900 assumed)"
+            return LauncherItem(kind: .discovered, title: s.displayName, address: s.connectAddress, detail: "\(s.hostName) · \(what)")
         }
     }
 
