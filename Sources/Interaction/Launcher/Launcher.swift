@@ -212,7 +212,6 @@ public struct Launcher: Equatable, Sendable {
         case .backspace: f.backspace()
         case .enter:
             if let b = f.focusedButton { return press(b, &f) }
-            if case .toggle? = f.focusedField?.kind { f.cycle(f.focus, by: 1); return nil }
             return .save(f)
         case .escape: return press(.cancel, &f)
         case .newConnection: return .save(f)

@@ -34,7 +34,10 @@ public struct LauncherForm: Equatable, Sendable {
         buttons = originalName == nil ? [.save, .cancel] : [.save, .cancel, .duplicate, .delete]
         func f(_ key: String, _ label: String, _ kind: Kind) -> Field {
             var k = kind
-            let v = key == "name" ? name : values[key] ?? ""
+            // a key not given starts at its first choice (the file's default), a toggle off
+            var first = ""
+            if case .choice(let options) = kind { first = options.first ?? "" }
+            let v = key == "name" ? name : values[key] ?? first
             // a value not offered (a hand-written 125%) is offered too, so cycling keeps it
             if case .choice(let options) = kind, !options.contains(v) { k = .choice(options + [v]) }
             return Field(key: key, label: label, kind: k, value: v.isEmpty && kind == .toggle ? "no" : v)

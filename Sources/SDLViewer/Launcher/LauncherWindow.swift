@@ -48,17 +48,29 @@ public final class LauncherWindow {
 
     /// Runs until the launcher is closed (Esc, the window's close button); returns the exit status.
     public func run() throws -> Int32 {
+        try open()
+        defer { close() }
+        loop()
+        return exitStatus
+    }
+
+    /// SDL, the window and its renderer, the items, imports and discovery.
+    func open() throws {
         SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0")
         guard SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) == 0 else { throw ViewerWindow.sdlError("SDL_Init") }
-        defer { SDL_Quit() }
         let flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_ALLOW_HIGHDPI.rawValue
         let pos = Int32(SDL_WINDOWPOS_CENTERED_MASK)
-        guard let w = SDL_CreateWindow("Farcast", pos, pos, 1024, 720, flags) else { throw ViewerWindow.sdlError("SDL_CreateWindow") }
+        guard let w = SDL_CreateWindow("Farcast", pos, pos, 1024, 720, flags) else {
+            SDL_Quit()
+            throw ViewerWindow.sdlError("SDL_CreateWindow")
+        }
         window = w
-        defer { teardown() }
         let software = ProcessInfo.processInfo.environment["SDL_RENDER_DRIVER"] == "software"
         guard let r = SDL_CreateRenderer(w, -1, software ? SDL_RENDERER_SOFTWARE.rawValue : SDL_RENDERER_ACCELERATED.rawValue)
-                ?? SDL_CreateRenderer(w, -1, SDL_RENDERER_SOFTWARE.rawValue) else { throw ViewerWindow.sdlError("SDL_CreateRenderer") }
+                ?? SDL_CreateRenderer(w, -1, SDL_RENDERER_SOFTWARE.rawValue) else {
+            close()
+            throw ViewerWindow.sdlError("SDL_CreateRenderer")
+        }
         renderer = r
         overlay = Overlay(renderer: r)
         touchInput = startInTouchLayout
@@ -67,9 +79,13 @@ public final class LauncherWindow {
         if let p = store.problem { state.notice = p }
         for path in importPaths { importFile(path) }
         startDiscovery()
-        defer { discovery?.stop() }
-        loop()
-        return exitStatus
+    }
+
+    func close() {
+        discovery?.stop()
+        discovery = nil
+        teardown()
+        SDL_Quit()
     }
 
     func teardown() {
