@@ -12,7 +12,7 @@ struct LauncherCommand: ParsableCommand {
     @Option(name: .customLong("import"), help: "Save the connection of a TigerVNC (.tigervnc) or Remmina (.remmina) file first (repeatable; dropping a file on the launcher does the same).")
     var imports: [String] = []
 
-    @Flag(help: "Lay out for a touchscreen from the start (larger targets; text fields bring up the on-screen keyboard).")
+    @Flag(help: "Always lay out for a touchscreen (larger targets; text fields bring up the on-screen keyboard). Without it the touch layout follows the last input: a finger, or a mouse or keyboard.")
     var touchLayout = false
 
     func run() throws {

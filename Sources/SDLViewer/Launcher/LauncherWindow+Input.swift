@@ -13,7 +13,8 @@ extension LauncherWindow {
         case SDL_WINDOWEVENT.rawValue:
             return true
         case SDL_KEYDOWN.rawValue:
-            if touchInput { touchInput = false; keyboardShown = false }
+            // --touch-layout keeps the touch layout whatever is used (a touchscreen machine)
+            if touchInput && !startInTouchLayout { touchInput = false; keyboardShown = false }
             guard let k = LauncherWindow.key(e.key.keysym) else { return false }
             if k == .text("paste") {
                 guard let c = SDL_GetClipboardText() else { return false }
@@ -30,7 +31,7 @@ extension LauncherWindow {
         case SDL_MOUSEBUTTONDOWN.rawValue:
             // a finger also makes mouse events: those come as finger events below
             guard e.button.which != UInt32(bitPattern: -1), e.button.button == UInt8(SDL_BUTTON_LEFT) else { return false }
-            touchInput = false
+            if !startInTouchLayout { touchInput = false }
             tap(ViewPoint(x: Double(e.button.x), y: Double(e.button.y)))
         case SDL_MOUSEWHEEL.rawValue:
             guard e.wheel.which != UInt32(bitPattern: -1) else { return false }
