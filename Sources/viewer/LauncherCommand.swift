@@ -30,19 +30,18 @@ struct LauncherCommand: ParsableCommand {
 enum LauncherArguments {
     static func rewrite(_ args: [String]) -> [String] {
         if args.isEmpty { return ["launcher"] }
-        var out: [String] = []
-        for a in args {
-            let lower = a.lowercased()
-            if !a.hasPrefix("-"), lower.hasSuffix(".tigervnc") || lower.hasSuffix(".remmina"),
-               FileManager.default.fileExists(atPath: a) {
-                let r: ConnectionImport.Result
-                do { r = try ConnectionImport.load(path: a) } catch { die("\(error)", code: 2) }
-                if let u = r.connection.username { setenv("VNC_USERNAME", u, 1) }
-                out += r.connection.arguments
-            } else {
-                out.append(a)
-            }
-        }
-        return out
+        // only the window takes a file's settings (`viewer FILE` or `viewer view FILE`)
+        let start = args.first == "view" ? 1 : 0
+        guard let file = args.dropFirst(start).first, isConnectionFile(file) else { return args }
+        let r: ConnectionImport.Result
+        do { r = try ConnectionImport.load(path: file) } catch { die("\(error)", code: 2) }
+        if let u = r.connection.username { setenv("VNC_USERNAME", u, 1) }
+        if !r.notCarried.isEmpty { say("\((file as NSString).lastPathComponent): not carried over: \(r.notCarried.joined(separator: ", "))") }
+        return Array(args.prefix(start)) + r.connection.arguments + args.dropFirst(start + 1)
+    }
+
+    static func isConnectionFile(_ a: String) -> Bool {
+        let lower = a.lowercased()
+        return !a.hasPrefix("-") && (lower.hasSuffix(".tigervnc") || lower.hasSuffix(".remmina")) && FileManager.default.fileExists(atPath: a)
     }
 }

@@ -86,6 +86,8 @@ final class LauncherInteropTests: XCTestCase {
         let thumbs = (try? FileManager.default.contentsOfDirectory(atPath: dir.path + "/cache/farcast/thumbnails")) ?? []
         XCTAssertEqual(thumbs.count, 1, "a thumbnail of the last screen")
         if let t = thumbs.first {
+            let mode = try FileManager.default.attributesOfItem(atPath: dir.path + "/cache/farcast/thumbnails/" + t)[.posixPermissions] as? Int
+            XCTAssertEqual(mode, 0o600, "a picture of a remote screen is the user's alone")
             let img = try PNG.read(path: dir.path + "/cache/farcast/thumbnails/" + t)
             XCTAssertTrue(img.width <= 240 && img.width >= 120, "\(img.width)")
             XCTAssertEqual(img.height * server.width / img.width / 10, server.height / 10, "the desktop's shape")
@@ -98,6 +100,28 @@ final class LauncherInteropTests: XCTestCase {
         _ = try runTool("xdotool", ["mousemove", "--sync", "900", "600", "click", "1", "key", "Escape"], in: dir, environment: env, allowFailure: true)
         XCTAssertTrue(launcher.waitExit(timeout: 10), "Esc quits: \(launcher.logTail())")
         XCTAssertEqual(launcher.process.terminationStatus, 0)
+    }
+}
+
+extension LauncherInteropTests {
+    /// `viewer FILE.tigervnc` connects with the file's settings, as vncviewer does.
+    func testTigerVNCFileConnects() throws {
+        try InteropTools.skipUnlessAvailable()
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-tigerfile-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let server = try startServer(.xvnc)
+        let local = try startLocalXvfb(avoiding: [server.display], size: "1024x768", dir: dir)
+        let env = ["DISPLAY": ":\(local)"]
+        let file = dir.appendingPathComponent("Interop box.tigervnc")
+        try "TigerVNC Configuration file Version 1.0\r\nServerName=127.0.0.1::\(server.port)\r\nViewOnly=1\r\nMenuKey=F9\r\n"
+            .write(to: file, atomically: true, encoding: .utf8)
+        let v = try ChildProcess(name: "viewer", executable: viewerPath, arguments: [file.path, "-v"],
+                                 logURL: dir.appendingPathComponent("viewer.log"),
+                                 environment: env.merging(["SDL_VIDEODRIVER": "x11", "XDG_CONFIG_HOME": dir.path]) { $1 })
+        addTeardownBlock { v.stop() }
+        XCTAssertTrue(poll(timeout: 20) { !windows("farcast-interop", dir, env).isEmpty }, "session window: \(v.logTail())")
+        XCTAssertTrue(v.log.contains("not carried over: MenuKey=F9"), v.logTail())
     }
 }
 

@@ -15,8 +15,6 @@ final class LauncherWindowTests: XCTestCase {
         try SDLTest.require()
         dir = NSTemporaryDirectory() + "farcast-launcher-ui-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        // no avahi-daemon for this test: a bus that is not there
-        setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=\(dir)/no-bus", 1)
         setenv("XDG_CACHE_HOME", dir + "/cache", 1)
     }
 
@@ -60,6 +58,7 @@ final class LauncherWindowTests: XCTestCase {
         try "#!/bin/sh\nprintf '%s\\n' \"$@\" > \(args)\necho 'viewer: no such host' >&2\nexit 1\n".write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o755)
         let w = LauncherWindow(store: store, recent: RecentConnections(path: dir + "/recent"), executable: script)
+        w.discoveryEnabled = false
         try w.open()
         defer { w.discovery?.stop(); w.teardown() }
         func send(_ events: SDL_Event...) { for e in events { _ = w.handle(e) }; w.draw() }
@@ -123,6 +122,7 @@ final class LauncherWindowTests: XCTestCase {
         let path = dir + "/connections"
         try "[Lab]\naddress = lab:2\nzoom = 3\n".write(toFile: path, atomically: true, encoding: .utf8)
         let w = LauncherWindow(store: SavedConnectionStore(path: path), recent: RecentConnections(path: dir + "/recent"), executable: "/bin/false")
+        w.discoveryEnabled = false
         try w.open()
         defer { w.discovery?.stop(); w.teardown() }
         XCTAssertTrue(w.state.notice?.contains("line 3: unknown key 'zoom'") == true, w.state.notice ?? "")
@@ -139,6 +139,7 @@ final class LauncherWindowTests: XCTestCase {
         try "TigerVNC Configuration file Version 1.0\nServerName=build::5902\nViewOnly=1\nMenuKey=F9\n".write(toFile: file, atomically: true, encoding: .utf8)
         let store = SavedConnectionStore(path: dir + "/connections")
         let w = LauncherWindow(store: store, recent: RecentConnections(path: dir + "/recent"), executable: "/bin/false")
+        w.discoveryEnabled = false
         try w.open()
         defer { w.discovery?.stop(); w.teardown() }
         var e = SDL_Event()

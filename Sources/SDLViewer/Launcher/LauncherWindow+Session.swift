@@ -2,6 +2,9 @@ import CSDL2
 import Foundation
 import Interaction
 import VNCSession
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One session's process, started by the launcher.
 final class RunningSession: @unchecked Sendable {
@@ -13,9 +16,25 @@ final class RunningSession: @unchecked Sendable {
     /// The child's stderr, passed on to ours; its last line says why a session ended.
     private let lock = NSLock()
     private var lastLine = ""
-    init(process: Process, address: String, savedName: String?, thumbnail: String) {
-        self.process = process; self.address = address; self.savedName = savedName
+    let stderr: Pipe
+    init(process: Process, stderr: Pipe, address: String, savedName: String?, thumbnail: String) {
+        self.process = process; self.stderr = stderr; self.address = address; self.savedName = savedName
         self.thumbnail = thumbnail; started = Date()
+    }
+
+    /// Main thread, once the process has ended: what it wrote last and the handler has not
+    /// read yet, without waiting for a grandchild (ssh) that may still hold the pipe.
+    func drain() {
+        let h = stderr.fileHandleForReading
+        h.readabilityHandler = nil
+        let fd = h.fileDescriptor
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            received(Data(buf[0..<n]))
+        }
     }
 
     /// Called on the pipe's reading thread.
@@ -69,7 +88,7 @@ extension LauncherWindow {
         p.environment = env
         let err = Pipe()
         p.standardError = err
-        let s = RunningSession(process: p, address: address, savedName: savedName, thumbnail: thumb)
+        let s = RunningSession(process: p, stderr: err, address: address, savedName: savedName, thumbnail: thumb)
         err.fileHandleForReading.readabilityHandler = { h in
             let d = h.availableData
             if d.isEmpty { h.readabilityHandler = nil } else { s.received(d) }
@@ -88,6 +107,7 @@ extension LauncherWindow {
     /// come back, or exit as the viewer always did when `return-to-launcher = no`.
     func sessionEnded(_ s: RunningSession) {
         running = nil
+        s.drain()
         let status = s.process.terminationStatus
         let attrs = try? FileManager.default.attributesOfItem(atPath: s.thumbnail)
         let connected = (attrs?[.modificationDate] as? Date).map { $0 >= s.started.addingTimeInterval(-1) } ?? false

@@ -25,6 +25,9 @@ public final class LauncherWindow {
     var quit = false
     /// Hosts found on the network, from the discovery source (kept by the front end).
     public var discovered: [LauncherItem] = [] { didSet { refreshItems() } }
+    /// Look for hosts on the network (off in tests that run in one process with the discovery
+    /// test: libdbus reads the system bus address once per process).
+    public var discoveryEnabled = true
     /// Start in touch layout (a touchscreen-only machine), e.g. for screenshots and tests.
     public var startInTouchLayout = false
     /// Files to import at start (`viewer launcher --import FILE`).
@@ -78,7 +81,7 @@ public final class LauncherWindow {
         refreshItems()
         if let p = store.problem { state.notice = p }
         for path in importPaths { importFile(path) }
-        startDiscovery()
+        if discoveryEnabled { startDiscovery() }
     }
 
     func close() {
@@ -116,7 +119,9 @@ public final class LauncherWindow {
         let wake = WakeSignal(eventType: SDL_RegisterEvents(1))
         discoveryWake = wake
         let d = ServiceDiscovery { wake.signal() }
-        do { try d.start(); discovery = d } catch { FileHandle.standardError.write(Data("viewer: \(error)\n".utf8)) }
+        do { try d.start(); discovery = d } catch {
+            FileHandle.standardError.write(Data("viewer: hosts on the network are not listed (\(error))\n".utf8))
+        }
     }
 
     /// Main thread, on the discovery's wake-up event.
