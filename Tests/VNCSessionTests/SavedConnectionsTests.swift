@@ -100,6 +100,19 @@ final class SavedConnectionsTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, SavedConnectionsFile.maxBytes + 1)
     }
 
+    /// The example in the README is a file the launcher reads.
+    func testReadmeExampleParses() throws {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        guard let a = text.range(of: "```ini\n"), let b = text.range(of: "```", range: a.upperBound..<text.endIndex) else {
+            return XCTFail("no ini example in the README")
+        }
+        let f = try SavedConnectionsFile.parse(String(text[a.upperBound..<b.lowerBound]))
+        XCTAssertEqual(f.connections.first?.via, "me@gateway.example.com")
+        XCTAssertEqual(f.connections.first?.lossless, true)
+    }
+
     func testRecentKeepsNewestFirstWithoutRepeats() throws {
         let r = RecentConnections(path: dir + "/state/recent")
         XCTAssertTrue(r.load().isEmpty)
