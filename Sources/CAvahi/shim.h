@@ -4,3 +4,4 @@
 #include <avahi-common/address.h>
 #include <avahi-common/error.h>
 #include <avahi-common/thread-watch.h>
+#include <avahi-common/timeval.h>

@@ -67,17 +67,22 @@ public final class ServiceDiscovery: @unchecked Sendable {
         guard let p = avahi_threaded_poll_new() else { throw SavedConnection.Invalid("Avahi: cannot make a poll thread") }
         poll = p
         var err: Int32 = 0
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        guard let c = avahi_client_new(avahi_threaded_poll_get(p), AVAHI_CLIENT_NO_FAIL, { c, state, me in
-            guard let me else { return }
-            Unmanaged<ServiceDiscovery>.fromOpaque(me).takeUnretainedValue().clientChanged(c, state)
-        }, me, &err) else {
+        guard let c = makeClient(p, &err) else {
             avahi_threaded_poll_free(p)
             poll = nil
             throw SavedConnection.Invalid("Avahi: \(String(cString: avahi_strerror(err)))")
         }
         client = c
         guard avahi_threaded_poll_start(p) == 0 else { stop(); throw SavedConnection.Invalid("Avahi: cannot start its thread") }
+    }
+
+    /// A client that waits for the daemon when it is not there (yet, or any more).
+    private func makeClient(_ p: OpaquePointer, _ err: inout Int32) -> OpaquePointer? {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        return avahi_client_new(avahi_threaded_poll_get(p), AVAHI_CLIENT_NO_FAIL, { c, state, me in
+            guard let me else { return }
+            Unmanaged<ServiceDiscovery>.fromOpaque(me).takeUnretainedValue().clientChanged(c, state)
+        }, me, &err)
     }
 
     /// Any thread but Avahi's. Stops the thread, then frees what it used.
@@ -132,9 +137,32 @@ public final class ServiceDiscovery: @unchecked Sendable {
             lock.withLock { found.removeAll() }
             problem = "avahi-daemon is not running: hosts on the network are not shown"
             changed()
+            // a client whose daemon went away stays failed: a new one (waiting for the daemon
+            // to come back) once this callback has returned
+            if state == AVAHI_CLIENT_FAILURE { scheduleReconnect() }
         default:
             break
         }
+    }
+
+    private func scheduleReconnect() {
+        guard let p = poll, let api = avahi_threaded_poll_get(p) else { return }
+        var tv = timeval()
+        avahi_elapse_time(&tv, 1000, 0)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        _ = api.pointee.timeout_new(api, &tv, { t, me in
+            guard let me else { return }
+            Unmanaged<ServiceDiscovery>.fromOpaque(me).takeUnretainedValue().reconnect(t)
+        }, me)
+    }
+
+    private func reconnect(_ t: OpaquePointer?) {
+        guard let p = poll, let api = avahi_threaded_poll_get(p) else { return }
+        if let t { api.pointee.timeout_free(t) }
+        if let c = client { avahi_client_free(c) }
+        var err: Int32 = 0
+        client = makeClient(p, &err)
+        if client == nil { scheduleReconnect() }
     }
 
     private func key(_ iface: AvahiIfIndex, _ proto: AvahiProtocol, _ name: String, _ type: String, _ domain: String) -> String {

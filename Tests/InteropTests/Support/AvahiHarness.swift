@@ -14,7 +14,8 @@ final class AvahiNetwork: @unchecked Sendable {
     let busAddress: String
     private let holder: ChildProcess
     private let bus: ChildProcess
-    let daemon: ChildProcess
+    private(set) var daemon: ChildProcess?
+    private var holderPid: Int32 { holder.pid }
 
     static func skipUnlessAvailable() throws {
         for t in ["avahi-daemon", "avahi-publish", "dbus-daemon", "unshare", "nsenter", "ip"] where InteropTools.path(t) == nil {
@@ -85,26 +86,33 @@ final class AvahiNetwork: @unchecked Sendable {
             publish-hinfo=no
             publish-workstation=no
             """.write(to: dir.appendingPathComponent("avahi-daemon.conf"), atomically: true, encoding: .utf8)
+        do { try startDaemon() } catch { stop(); throw error }
+    }
+
+    /// Starts avahi-daemon (again, after `stopDaemon`) and waits until it serves.
+    func startDaemon() throws {
         // avahi-daemon closes every descriptor it inherited, which Foundation's Process takes
         // for its exit (and then waits for it, blocking every other child's exit): a shell
         // stays in between, and passes SIGTERM on
         let avahi = try InteropTools.need("avahi-daemon")
         let script = "trap 'kill $pid; wait $pid' TERM; \(avahi) -f \(dir.path)/avahi-daemon.conf --no-drop-root --no-chroot --no-rlimits --no-proc-title & pid=$!; wait $pid"
-        daemon = try ChildProcess(name: "avahi-daemon", executable: InteropTools.need("nsenter"),
+        let daemon = try ChildProcess(name: "avahi-daemon", executable: InteropTools.need("nsenter"),
                                   arguments: ["--net=/proc/\(holder.pid)/ns/net", "--mount=/proc/\(holder.pid)/ns/mnt", "/bin/sh", "-c", script],
-                                  logURL: dir.appendingPathComponent("avahi-daemon.log"),
+                                  logURL: dir.appendingPathComponent("avahi-daemon-\(UUID().uuidString.prefix(4)).log"),
                                   environment: ["DBUS_SYSTEM_BUS_ADDRESS": busAddress])
+        self.daemon = daemon
         guard poll(timeout: 15, { daemon.log.contains("Server startup complete") }) else {
-            stop()
             throw HarnessError("avahi-daemon did not start: \(daemon.logTail())")
         }
     }
+
+    func stopDaemon() { daemon?.stop(); daemon = nil }
 
     /// `nsenter` arguments that run a program inside the namespace's network.
     var inNamespace: [String] { ["--net=/proc/\(holder.pid)/ns/net"] }
 
     func stop() {
-        daemon.stop()
+        daemon?.stop()
         bus.stop()
         holder.stop()
     }
