@@ -118,6 +118,49 @@ final class LauncherWindowTests: XCTestCase {
         XCTAssertTrue(w.quit)
     }
 
+    func finger(_ type: SDL_EventType, _ p: ViewPoint, in w: LauncherWindow) -> SDL_Event {
+        var ww: Int32 = 0, wh: Int32 = 0
+        SDL_GetWindowSize(w.window, &ww, &wh)
+        var e = SDL_Event()
+        e.type = type.rawValue
+        e.tfinger.fingerId = 1
+        e.tfinger.x = Float(p.x / Double(ww)); e.tfinger.y = Float(p.y / Double(wh))
+        return e
+    }
+
+    /// A finger: the touch layout, a tap on a text field brings up the on-screen keyboard, and
+    /// its keys type into the field.
+    func testTouchTypesWithTheOnScreenKeyboard() throws {
+        let store = SavedConnectionStore(path: dir + "/connections")
+        let w = LauncherWindow(store: store, recent: RecentConnections(path: dir + "/recent"), executable: "/bin/false")
+        w.discoveryEnabled = false
+        try w.open()
+        defer { w.teardown() }
+        w.draw()
+        func tap(_ p: ViewPoint) {
+            _ = w.handle(finger(SDL_FINGERDOWN, p, in: w))
+            _ = w.handle(finger(SDL_FINGERUP, p, in: w))
+            w.draw()
+        }
+        func centre(_ r: ViewRect) -> ViewPoint { ViewPoint(x: r.x + r.w / 2, y: r.y + r.h / 2) }
+        tap(centre(w.state.layout.newButton))
+        XCTAssertTrue(w.touchInput)
+        XCTAssertTrue(w.keyboardShown, "a text field has focus: the keyboard shows")
+        XCTAssertGreaterThanOrEqual(w.state.layout.fieldFrames[0].h, 56, "touch targets")
+        guard let kb = w.state.layout.keyboard else { return XCTFail("room kept for the keyboard") }
+        XCTAssertTrue(w.state.layout.buttonFrames.allSatisfy { $0.y + $0.h <= kb.y }, "the buttons stay above it")
+        for ch in ["p", "i"] {
+            guard let k = w.keyboard.keyFrames.first(where: { OnScreenKeyboard.rows[$0.row][$0.index].label == ch }) else { return XCTFail(ch) }
+            tap(centre(k.rect))
+        }
+        guard case .form(let f) = w.state.mode else { return XCTFail("the form") }
+        XCTAssertEqual(f.name, "pi")
+        // a toggle: the keyboard goes
+        let toggle = f.fields.firstIndex { $0.key == "view-only" }!
+        tap(centre(w.state.layout.fieldFrames[toggle]))
+        XCTAssertFalse(w.keyboardShown)
+    }
+
     func testCorruptFileIsShownAndNotOverwritten() throws {
         let path = dir + "/connections"
         try "[Lab]\naddress = lab:2\nzoom = 3\n".write(toFile: path, atomically: true, encoding: .utf8)
