@@ -90,9 +90,13 @@ final class LauncherWindowTests: XCTestCase {
         send(click(ViewPoint(x: w.state.layout.buttonFrames[0].x + 10, y: w.state.layout.buttonFrames[0].y + 10)))
         XCTAssertEqual(SavedConnectionStore(path: path).contents.connections.last?.viewOnly, true)
 
-        // delete, confirmed
+        // edited by hand meanwhile: the delete applies to the file as it is now
+        try (String(contentsOfFile: path, encoding: .utf8) + "\n[By hand]\naddress = hand:3\n").write(toFile: path, atomically: true, encoding: .utf8)
         send(key(SDL_SCANCODE_DELETE), key(SDL_SCANCODE_RETURN))
-        XCTAssertEqual(SavedConnectionStore(path: path).contents.connections.map(\.name), ["Office", "Lab"])
+        XCTAssertEqual(SavedConnectionStore(path: path).contents.connections.map(\.name), ["Office", "Lab", "By hand"])
+        var f2 = SavedConnectionStore(path: path).contents
+        f2.connections.removeLast()
+        try SavedConnectionStore(path: path).save(f2)
 
         // filter, then quick connect to what was typed
         send(text("la"))

@@ -113,16 +113,18 @@ extension LauncherWindow {
         let connected = (attrs?[.modificationDate] as? Date).map { $0 >= s.started.addingTimeInterval(-1) } ?? false
         if connected {
             if let old = thumbnails.removeValue(forKey: s.address), let t = old { SDL_DestroyTexture(t.tex) }
-            if let name = s.savedName, store.problem == nil {
-                var c = store.contents
-                if let i = c.connections.firstIndex(where: { $0.name == name }) {
+            if let name = s.savedName {
+                var c = freshContents()
+                if store.problem == nil, let i = c.connections.firstIndex(where: { $0.name == name }) {
                     c.connections[i].lastConnected = Date()
                     try? store.save(c)
                 }
-            } else if s.savedName == nil {
+            } else {
                 try? recent.add(s.address)
             }
         }
+        // the file may have been edited while the session ran
+        _ = freshContents()
         refreshItems()
         if status != 0 {
             let why = s.reason

@@ -172,7 +172,7 @@ public final class LauncherWindow {
         case .quickConnect(let text): quickConnect(text)
         case .save(let f): save(f)
         case .delete(let name):
-            var c = store.contents
+            var c = freshContents()
             c.connections.removeAll { $0.name == name }
             do { try store.save(c); state.notice = "Deleted \(name)" } catch { state.notice = "\(error)" }
             refreshItems()
@@ -181,9 +181,17 @@ public final class LauncherWindow {
         }
     }
 
+    /// The file as it is now: a change is made to what is on disk (edited by hand meanwhile,
+    /// or by another launcher), never to what was read at start.
+    func freshContents() -> SavedConnectionsFile {
+        store.reload()
+        if let p = store.problem { state.notice = p }
+        return store.contents
+    }
+
     func save(_ f: LauncherForm) {
         let name = f.name.trimmingCharacters(in: .whitespaces)
-        var c = store.contents
+        var c = freshContents()
         let old = f.originalName.flatMap { n in c.connections.firstIndex { $0.name == n } }
         var conn = old.map { c.connections[$0] } ?? SavedConnection(name: name, address: "localhost")
         conn.name = name
@@ -209,7 +217,7 @@ public final class LauncherWindow {
     func importFile(_ path: String) {
         do {
             let r = try ConnectionImport.load(path: path)
-            var c = store.contents
+            var c = freshContents()
             var conn = r.connection
             let base = conn.name
             var n = 2
