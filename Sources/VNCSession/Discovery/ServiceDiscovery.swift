@@ -182,8 +182,10 @@ public final class ServiceDiscovery: @unchecked Sendable {
                 guard let me, event == AVAHI_RESOLVER_FOUND, let name, let type, let domain, let host, let addr else { return }
                 var buf = [CChar](repeating: 0, count: Int(AVAHI_ADDRESS_STR_MAX))
                 avahi_address_snprint(&buf, buf.count, addr)
-                let s = DiscoveredService(name: String(cString: name), type: String(cString: type), domain: String(cString: domain),
-                                          hostName: String(cString: host), address: String(cString: buf), port: Int(port),
+                let address = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                let s = DiscoveredService(name: ServiceDiscovery.clean(name), type: ServiceDiscovery.clean(type),
+                                          domain: ServiceDiscovery.clean(domain), hostName: ServiceDiscovery.clean(host),
+                                          address: address, port: Int(port),
                                           isIPv6: addr.pointee.proto == AvahiProtocol(AVAHI_PROTO_INET6))
                 Unmanaged<ServiceDiscovery>.fromOpaque(me).takeUnretainedValue().resolved(iface, proto, s)
             }, me)
@@ -194,6 +196,11 @@ public final class ServiceDiscovery: @unchecked Sendable {
         default:
             break
         }
+    }
+
+    /// Names come from anyone on the network: no control characters, and DNS's own bound.
+    static func clean(_ p: UnsafePointer<CChar>) -> String {
+        String(String(cString: p).unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }.prefix(255).map(Character.init))
     }
 
     private func resolved(_ iface: AvahiIfIndex, _ proto: AvahiProtocol, _ s: DiscoveredService) {
