@@ -10,15 +10,20 @@ import XCTest
 /// (a script standing in for the viewer, recording its arguments) show what happened.
 final class LauncherWindowTests: XCTestCase {
     var dir = ""
+    var oldCache: String?
 
     override func setUpWithError() throws {
         try SDLTest.require()
         dir = NSTemporaryDirectory() + "farcast-launcher-ui-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        oldCache = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"]
         setenv("XDG_CACHE_HOME", dir + "/cache", 1)
     }
 
-    override func tearDown() { try? FileManager.default.removeItem(atPath: dir) }
+    override func tearDown() {
+        if let oldCache { setenv("XDG_CACHE_HOME", oldCache, 1) } else { unsetenv("XDG_CACHE_HOME") }
+        try? FileManager.default.removeItem(atPath: dir)
+    }
 
     func key(_ sc: SDL_Scancode, sym: Int32 = 0, ctrl: Bool = false) -> SDL_Event {
         var e = SDL_Event()
