@@ -38,12 +38,15 @@ let package = Package(
         // flags; the module map links avutil and swscale)
         .systemLibrary(name: "CAVCodec", path: "Sources/CAVCodec", pkgConfig: "libavcodec",
                        providers: [.apt(["libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+        // the launcher's discovery of hosts on the network (avahi-daemon over D-Bus)
+        .systemLibrary(name: "CAvahi", path: "Sources/CAvahi", pkgConfig: "avahi-client",
+                       providers: [.apt(["libavahi-client-dev"])]),
         .target(name: "RFB", dependencies: ["CZlib", "CTurboJPEG", "COpenSSL", "CPNG", "CAVCodec"]),
-        .target(name: "VNCSession", dependencies: ["RFB", "CSystem"]),
+        .target(name: "VNCSession", dependencies: ["RFB", "CSystem", "CAvahi"]),
         // What tools need and the viewer's window does not: PNG, FBS, the decode benchmark.
         .target(name: "FarcastTools", dependencies: ["RFB", "CZlib"]),
         .target(name: "Interaction", dependencies: ["RFB", "CXKBCommon"]),
-        .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "FarcastTools", "CSDL2", "CSDL2TTF", "CXCB"]),
+        .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "FarcastTools", "CSDL2", "CSDL2TTF", "CXCB", "CPNG"]),
         .executableTarget(name: "viewer", dependencies: [
             "RFB", "VNCSession", "Interaction", "SDLViewer", "FarcastTools",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

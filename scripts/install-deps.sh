@@ -31,6 +31,9 @@ PKGS=(
   # lintian, the desktop entry and AppStream validators, SVG to PNG, man, xdg-open, a Debian root
   debhelper dpkg-dev fakeroot lintian desktop-file-utils appstream librsvg2-bin man-db xdg-utils
   debootstrap rsync
+  # the launcher's discovery: Avahi's client library; the tests run their own avahi-daemon
+  # (in a network namespace of their own, on a private D-Bus) and publish with avahi-publish
+  libavahi-client-dev avahi-daemon avahi-utils
   # the kiosk in a VM (scripts/test-kiosk-vm.sh): QEMU (above), an ext4 image made from a directory
   e2fsprogs
 )

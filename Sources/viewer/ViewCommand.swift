@@ -109,6 +109,10 @@ struct ViewCommand: ParsableCommand {
         w.audioWanted = audio
         let end: Session.State
         do { end = try w.run() } catch { die("\(error)") }
+        // started by the launcher: leave it a picture of the last screen
+        if let thumb = ProcessInfo.processInfo.environment["FARCAST_THUMBNAIL"], !thumb.isEmpty {
+            session.withFramebuffer { fb in fb.map { try? SessionThumbnail.write($0, to: thumb) } }
+        }
         // the window has shown why; the exit status and a line on stderr say it to scripts too
         if let why = w.endReason { die(why) }
         if case .failed(let why) = end { die(why) }

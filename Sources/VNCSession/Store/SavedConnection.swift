@@ -1,0 +1,158 @@
+import Foundation
+import RFB
+
+/// One saved connection of the launcher: a name, an address in any syntax the command line
+/// takes, and settings that map one to one onto `viewer view` options. No secret is ever held
+/// here: `rememberPassword` only asks the session to save what was typed (`--save-password`).
+public struct SavedConnection: Equatable, Sendable {
+    public var name: String
+    public var address: String
+    public var colour = "none"
+    public var lastConnected: Date?
+    /// touch or trackpad (`--touch` / `--trackpad`).
+    public var input = "touch"
+    /// 0-9, or nil for the window's default (8); `lossless` leaves JPEG out.
+    public var quality: Int?
+    public var lossless = false
+    /// Remote screen number from 1 (`--monitor`).
+    public var monitor: Int?
+    public var viewOnly = false
+    /// both, send, receive or off (`--clipboard`).
+    public var clipboard = "both"
+    /// fit, 1:1 or N% (`--scale`).
+    public var scale = "fit"
+    public var fullscreen = false
+    /// `--via [user@]gateway[:port]`.
+    public var via: String?
+    /// `--security` list, vncviewer's names.
+    public var security: String?
+    public var username: String?
+    public var rememberPassword = false
+
+    public init(name: String, address: String) { self.name = name; self.address = address }
+
+    public static let colours = ["none", "red", "orange", "yellow", "green", "blue", "purple", "grey"]
+    public static let inputs = ["touch", "trackpad"]
+    public static let clipboards = ["both", "send", "receive", "off"]
+    /// Keys in the order they are written; `name` is the section header, not a key.
+    public static let keys = ["address", "colour", "last-connected", "input", "quality", "monitor", "view-only",
+                              "clipboard", "scale", "fullscreen", "via", "security", "username", "remember-password"]
+
+    public struct Invalid: Error, CustomStringConvertible, Equatable {
+        public let description: String
+        public init(_ d: String) { description = d }
+    }
+
+    /// Every setting as `key → text`, as the file and the edit form show them (empty: not set).
+    public var values: [String: String] {
+        [
+            "address": address, "colour": colour,
+            "last-connected": lastConnected.map(SavedConnection.formatDate) ?? "",
+            "input": input, "quality": lossless ? "lossless" : quality.map(String.init) ?? "",
+            "monitor": monitor.map(String.init) ?? "", "view-only": yesNo(viewOnly),
+            "clipboard": clipboard, "scale": scale, "fullscreen": yesNo(fullscreen),
+            "via": via ?? "", "security": security ?? "", "username": username ?? "",
+            "remember-password": yesNo(rememberPassword),
+        ]
+    }
+
+    private func yesNo(_ b: Bool) -> String { b ? "yes" : "no" }
+
+    /// Sets one key from its text, checked as the command line would check it.
+    public mutating func set(_ key: String, _ raw: String) throws {
+        let v = raw.trimmingCharacters(in: .whitespaces)
+        func choice(_ allowed: [String]) throws -> String {
+            guard allowed.contains(v.lowercased()) else { throw Invalid("\(key) takes \(allowed.joined(separator: ", ")), not '\(v)'") }
+            return v.lowercased()
+        }
+        func yes() throws -> Bool {
+            switch v.lowercased() {
+            case "yes", "true", "on", "1": return true
+            case "no", "false", "off", "0", "": return false
+            default: throw Invalid("\(key) takes yes or no, not '\(v)'")
+            }
+        }
+        func optional() -> String? { v.isEmpty ? nil : v }
+        switch key {
+        case "address":
+            guard !v.isEmpty else { throw Invalid("address is empty (e.g. host:1 or vnc://host)") }
+            // an address the command line would read as an option is refused here
+            guard !v.hasPrefix("-") else { throw Invalid("address '\(v)' cannot start with '-'") }
+            do { _ = try ConnectionTarget.parse(v) } catch { throw Invalid("address: \(error)") }
+            address = v
+        case "colour", "color": colour = try choice(SavedConnection.colours)
+        case "last-connected":
+            if v.isEmpty { lastConnected = nil; return }
+            guard let d = SavedConnection.parseDate(v) else { throw Invalid("last-connected takes a date such as 2026-11-24T02:15:00Z, not '\(v)'") }
+            lastConnected = d
+        case "input": input = try choice(SavedConnection.inputs)
+        case "quality":
+            if v.isEmpty { quality = nil; lossless = false; return }
+            if v.lowercased() == "lossless" { quality = nil; lossless = true; return }
+            guard let q = Int(v), (0...9).contains(q) else { throw Invalid("quality takes 0 to 9 or lossless, not '\(v)'") }
+            quality = q; lossless = false
+        case "monitor":
+            if v.isEmpty { monitor = nil; return }
+            guard let n = Int(v), n >= 1 else { throw Invalid("monitor takes a remote screen number from 1, not '\(v)'") }
+            monitor = n
+        case "view-only": viewOnly = try yes()
+        case "clipboard": clipboard = try choice(SavedConnection.clipboards)
+        case "scale":
+            guard SavedConnection.validScale(v) else { throw Invalid("scale takes fit, 1:1 or a zoom from 10% to 1600%, not '\(v)'") }
+            scale = v.lowercased()
+        case "fullscreen": fullscreen = try yes()
+        case "via":
+            guard !v.hasPrefix("-"), !v.contains(" ") else { throw Invalid("via takes [user@]gateway[:port], not '\(v)'") }
+            via = optional()
+        case "security":
+            if v.isEmpty { security = nil; return }
+            do { _ = try SecurityMethod.parseList(v) } catch { throw Invalid("security: \(error)") }
+            security = v
+        case "username": username = optional()
+        case "remember-password": rememberPassword = try yes()
+        case "password", "password-file":
+            throw Invalid("passwords are never kept in this file; set remember-password = yes and the Secret Service keeps it")
+        default:
+            throw Invalid("unknown key '\(key)' (known: \(SavedConnection.keys.joined(separator: ", ")))")
+        }
+    }
+
+    static func validScale(_ v: String) -> Bool {
+        let l = v.lowercased()
+        if l == "fit" || l == "1:1" { return true }
+        guard l.hasSuffix("%"), let n = Double(l.dropLast()) else { return false }
+        return n >= 10 && n <= 1600
+    }
+
+    /// The `viewer view` arguments for this connection (the address first). The user name goes
+    /// in the child's environment (`VNC_USERNAME`); a password never goes anywhere but the
+    /// session's own credential store lookup.
+    public var arguments: [String] {
+        var a = [address]
+        if input == "trackpad" { a.append("--trackpad") }
+        if let q = quality { a += ["--quality", "\(q)"] }
+        // naming the encodings leaves the quality unset: Tight without JPEG (as the kiosk does)
+        if lossless { a += ["--encodings", "tight,zrle,hextile,zlib,corre,rre,copyrect,raw"] }
+        if let m = monitor { a += ["--monitor", "\(m)"] }
+        if viewOnly { a.append("--view-only") }
+        if clipboard != "both" { a += ["--clipboard", clipboard] }
+        if scale != "fit" { a += ["--scale", scale] }
+        if fullscreen { a.append("--fullscreen") }
+        if let via { a += ["--via", via] }
+        if let security { a += ["--security", security] }
+        if rememberPassword { a.append("--save-password") }
+        return a
+    }
+
+    static func formatDate(_ d: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        return f.string(from: d)
+    }
+
+    static func parseDate(_ s: String) -> Date? {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        return f.date(from: s)
+    }
+}
