@@ -21,7 +21,7 @@ struct Viewer: ParsableCommand {
         commandName: FarcastCommandName.string,
         abstract: "Farcast, a VNC viewer.",
         version: FarcastVersion.string,
-        subcommands: [ViewCommand.self, LauncherCommand.self, SnapshotCommand.self, RecordCommand.self, PlayCommand.self, KioskCommand.self, BenchCommand.self, RenderBenchCommand.self],
+        subcommands: [ViewCommand.self, LauncherCommand.self, DiscoverCommand.self, SnapshotCommand.self, RecordCommand.self, PlayCommand.self, KioskCommand.self, BenchCommand.self, RenderBenchCommand.self],
         defaultSubcommand: ViewCommand.self)
 
     static func main() {

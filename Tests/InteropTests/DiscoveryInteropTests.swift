@@ -30,14 +30,13 @@ final class DiscoveryInteropTests: XCTestCase {
         XCTAssertTrue(poll(timeout: 15) { FileManager.default.fileExists(atPath: XDisplays.socketPath(display)) }, "Xvnc up: \(xvnc.logTail())")
         _ = try runTool("xsetroot", ["-solid", "#3366cc"], in: dir, environment: ["DISPLAY": ":\(display)"])
 
-        // the discovery in this process, on the test's bus
-        let oldBus = ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"]
-        setenv("DBUS_SYSTEM_BUS_ADDRESS", net.busAddress, 1)
-        defer { if let oldBus { setenv("DBUS_SYSTEM_BUS_ADDRESS", oldBus, 1) } else { unsetenv("DBUS_SYSTEM_BUS_ADDRESS") } }
-        let changes = DiscoveryCounter()
-        let d = ServiceDiscovery { changes.add() }
-        try d.start()
-        defer { d.stop() }
+        // the discovery in a process of its own: libdbus reads DBUS_SYSTEM_BUS_ADDRESS once per
+        // process, and SDL (in other tests of this process) may have opened the system bus first
+        let browser = try ChildProcess(name: "discover", executable: viewerPath, arguments: ["discover", "--seconds", "120"],
+                                       logURL: dir.appendingPathComponent("discover.log"),
+                                       environment: ["DBUS_SYSTEM_BUS_ADDRESS": net.busAddress])
+        addTeardownBlock { browser.stop() }
+        let lines = { browser.logTail(500).split(separator: "\n").map(String.init) }
 
         let name = "Farcast test desk"
         let published = Date()
@@ -46,22 +45,19 @@ final class DiscoveryInteropTests: XCTestCase {
                                          logURL: dir.appendingPathComponent("publish.log"),
                                          environment: ["DBUS_SYSTEM_BUS_ADDRESS": net.busAddress])
         addTeardownBlock { publisher.stop() }
-        var found: DiscoveredService?
-        XCTAssertTrue(poll(timeout: 15) { found = d.services.first { $0.name == name }; return found != nil },
-                      "published service found: \(publisher.logTail()) \(net.daemon?.logTail() ?? "")")
+        var found: [String]?
+        XCTAssertTrue(poll(timeout: 15) { found = lines().first { $0.hasPrefix("+ \(name)\t") }?.components(separatedBy: "\t"); return found != nil },
+                      "published service found: \(browser.logTail()) \(publisher.logTail()) \(net.daemon?.logTail() ?? "")")
         let seconds = Date().timeIntervalSince(published)
         // measured, not asserted (timing is never pass/fail here): the issue asks for 3 s
         print("discovery: '\(name)' appeared \(String(format: "%.2f", seconds)) s after avahi-publish started")
-        guard let s = found else { return }
-        XCTAssertEqual(s.type, "_rfb._tcp")
-        XCTAssertEqual(s.address, AvahiNetwork.address)
-        XCTAssertEqual(s.port, port)
-        XCTAssertEqual(s.connectAddress, "\(AvahiNetwork.address)::\(port)")
-        XCTAssertGreaterThan(changes.value, 0, "the launcher is woken")
+        guard let f = found, f.count == 3 else { return }
+        XCTAssertEqual(f[1], "_rfb._tcp")
+        XCTAssertEqual(f[2], "\(AvahiNetwork.address)::\(port)")
 
         // the address it resolved to reaches the Xvnc (a snapshot from inside the namespace)
         let out = dir.appendingPathComponent("discovered.png").path
-        let snap = try runTool("nsenter", net.inNamespace + [viewerPath, "snapshot", s.connectAddress, "-o", out, "--timeout", "20"],
+        let snap = try runTool("nsenter", net.inNamespace + [viewerPath, "snapshot", f[2], "-o", out, "--timeout", "20"],
                                in: dir, timeout: 40, allowFailure: true)
         XCTAssertEqual(snap.status, 0, "snapshot of the discovered host: \(snap.stderr)")
         if let img = try? PNG.read(path: out) {
@@ -74,19 +70,19 @@ final class DiscoveryInteropTests: XCTestCase {
 
         // the publisher stops: the entry goes
         publisher.stop()
-        XCTAssertTrue(poll(timeout: 15) { !d.services.contains { $0.name == name } }, "withdrawn service gone")
+        XCTAssertTrue(poll(timeout: 15) { lines().contains { $0.hasPrefix("- \(name)\t") } }, "withdrawn service gone: \(browser.logTail())")
 
         // the daemon restarts: the discovery finds it again (a new client) and what it announces
         net.stopDaemon()
-        XCTAssertTrue(poll(timeout: 10) { d.problem != nil }, "the daemon's absence is known")
+        XCTAssertTrue(poll(timeout: 10) { lines().contains { $0.hasPrefix("! ") } }, "the daemon's absence is known: \(browser.logTail())")
         try net.startDaemon()
         let again = try ChildProcess(name: "avahi-publish-2", executable: InteropTools.need("avahi-publish"),
                                      arguments: ["-s", "After restart", "_rfb._tcp", "\(port)"],
                                      logURL: dir.appendingPathComponent("publish2.log"),
                                      environment: ["DBUS_SYSTEM_BUS_ADDRESS": net.busAddress])
         addTeardownBlock { again.stop() }
-        XCTAssertTrue(poll(timeout: 20) { d.services.contains { $0.name == "After restart" } }, "found after the daemon came back")
-        XCTAssertNil(d.problem)
+        XCTAssertTrue(poll(timeout: 20) { lines().contains { $0.hasPrefix("+ After restart\t") } }, "found after the daemon came back: \(browser.logTail())")
+        XCTAssertTrue(lines().contains("ok"), "the problem cleared: \(browser.logTail())")
     }
 
     func testWorkstationsAreListedWithTheVNCPortAndWithoutTheirMACAddress() {
@@ -98,11 +94,4 @@ final class DiscoveryInteropTests: XCTestCase {
                                    address: "fe80::1", port: 5901, isIPv6: true)
         XCTAssertEqual(v6.connectAddress, "pi.local::5901", "a link-local address needs its interface: the name instead")
     }
-}
-
-private final class DiscoveryCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var n = 0
-    func add() { lock.withLock { n += 1 } }
-    var value: Int { lock.withLock { n } }
 }
