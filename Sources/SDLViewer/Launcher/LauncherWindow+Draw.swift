@@ -175,8 +175,12 @@ extension LauncherWindow {
             d.centred(b.rawValue, 15, in: r)
         }
         let hint = "Tab / ↑↓ move · ←→ change · Enter saves · Esc cancels"
-        // in the gap above the buttons, so four buttons on a narrow window never cover it
-        d.o.text.draw(hint, d.px(12), x: d.i(16), y: d.i((l.buttonFrames.first?.y ?? 0) - 26), color: Overlay.dimTextColor)
+        // in the gap above the buttons, so four buttons on a narrow window never cover it; left
+        // out where the fields reach down to the buttons (the on-screen keyboard is up)
+        let hintY = (l.buttonFrames.first?.y ?? 0) - 26
+        if hintY >= l.formArea.y + l.formArea.h {
+            d.o.text.draw(hint, d.px(12), x: d.i(16), y: d.i(hintY), color: Overlay.dimTextColor)
+        }
     }
 
     func drawConfirm(_ it: LauncherItem, _ d: Drawer, _ ow: Int, _ oh: Int) {
