@@ -29,7 +29,7 @@ if [ ! -s "$FBS" ] || [ "${RECORD:-0}" = 1 ]; then
   for _ in $(seq 100); do [ -e /tmp/.X11-unix/X$d ] && break; sleep 0.1; done
   bash scripts/scene.sh render "$OUT/scene-2560.png" 2560x1440
   bash scripts/scene.sh show :$d "$OUT/scene-2560.png"
-  DISPLAY=:$d python3 - <<'PY' &
+  DISPLAY=:$d /usr/bin/python3 - <<'PY' &
 import math, time
 from Xlib import X, display
 d = display.Display(); s = d.screen()
@@ -71,7 +71,7 @@ run() {  # NAME CMD...: one paced replay to the viewer CMD (with {PORT}); prints
   local vp=$!
   wait $rp || true
   kill $vp 2>/dev/null || true; wait $vp 2>/dev/null || true
-  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); c=r.get('peer_cpu_sched_s'); w=r.get('seconds_to_last_request') or 0; print('%s %.3f %.1f' % (sys.argv[2], c, 100*c/w) if c and w else sys.argv[2]+' - -')" "$j" "$name"
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); c=r.get('peer_cpu_sched_s'); w=max(r.get('seconds_to_last_request') or 0, r.get('seconds_to_send') or 0); print('%s %.3f %.1f' % (sys.argv[2], c, 100*c/w) if c and w else sys.argv[2]+' - -')" "$j" "$name"
 }
 for i in $(seq "$RUNS"); do
   run vncviewer vncviewer -AutoSelect=0 -FullColor -PreferredEncoding=ZRLE -RemoteResize=0 -AlertOnFatalError=0 -ReconnectOnError=0 127.0.0.1::{PORT}

@@ -21,9 +21,9 @@ v=[x for x in v if x is not None]
 print('%.3f'%statistics.median(v) if v else '-', end='')"; }
 printf '%-36s %9s %9s %9s %9s\n' file vncviewer default software opengl
 for f in "${files[@]}"; do
-  t=$(bash $TOOLS/measure_anchor.sh "$f" tigervnc "$RUNS" 2>/dev/null | med)
-  d=$(ANCHOR_NAME=farcast ANCHOR_CMD="$V 127.0.0.1::{PORT}" bash $TOOLS/measure_anchor.sh "$f" cmd "$RUNS" 2>/dev/null | med)
-  s=$(ANCHOR_NAME=farcast ANCHOR_CMD="env SDL_RENDER_DRIVER=software $V 127.0.0.1::{PORT}" bash $TOOLS/measure_anchor.sh "$f" cmd "$RUNS" 2>/dev/null | med)
-  g=$(ANCHOR_NAME=farcast ANCHOR_CMD="env SDL_RENDER_DRIVER=opengl $V 127.0.0.1::{PORT}" bash $TOOLS/measure_anchor.sh "$f" cmd "$RUNS" 2>/dev/null | med)
+  t=$(bash $TOOLS/measure_anchor.sh "$f" tigervnc "$RUNS" 2>/dev/null | med || true)
+  d=$(ANCHOR_NAME=farcast ANCHOR_CMD="$V 127.0.0.1::{PORT}" bash $TOOLS/measure_anchor.sh "$f" cmd "$RUNS" 2>/dev/null | med || true)
+  s=$(ANCHOR_NAME=farcast ANCHOR_CMD="env SDL_RENDER_DRIVER=software $V 127.0.0.1::{PORT}" bash $TOOLS/measure_anchor.sh "$f" cmd "$RUNS" 2>/dev/null | med || true)
+  g=$(ANCHOR_NAME=farcast ANCHOR_CMD="env SDL_RENDER_DRIVER=opengl $V 127.0.0.1::{PORT}" bash $TOOLS/measure_anchor.sh "$f" cmd "$RUNS" 2>/dev/null | med || true)
   printf '%-36s %9s %9s %9s %9s\n' "$(basename "$f" .fbs)" "$t" "$d" "$s" "$g"
 done

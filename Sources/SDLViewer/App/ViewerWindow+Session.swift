@@ -57,7 +57,10 @@ extension ViewerWindow {
     func sessionChanged() {
         for ev in session.takeEvents() {
             switch ev {
-            case .ready(let name, _, _), .desktopName(let name):
+            case .ready(let name, let w, let h):
+                SDL_SetWindowTitle(window, player == nil ? "\(name) — Farcast" : "\(name) — Farcast playback")
+                fitWindowToDesktop(width: w, height: h)
+            case .desktopName(let name):
                 SDL_SetWindowTitle(window, player == nil ? "\(name) — Farcast" : "\(name) — Farcast playback")
             case .cursor(let c):
                 setRemoteCursor(c)

@@ -98,6 +98,8 @@ public final class ViewerWindow {
     /// An overlay was on screen in the last present: the next one must redraw to remove it.
     var overlayShown = false
     var everReady = false
+    /// The window took the first desktop's size (ViewerWindow+Fit); once per window.
+    var fittedToDesktop = false
     var quit = false
     /// What a dropped connection leads to once automatic retries (if any) are over.
     public enum OnDisconnect: String, Sendable { case reconnect, quit, prompt }
