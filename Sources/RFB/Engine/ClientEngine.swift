@@ -18,7 +18,8 @@ public final class ClientEngine: SecurityContext {
         case initialising, normal, failed
     }
 
-    public let settings: ClientSettings
+    /// The quality, compression and encodings change at run time (`changeEncodings`).
+    public internal(set) var settings: ClientSettings
     public internal(set) var phase: Phase = .version
     public internal(set) var framebuffer: Framebuffer?
     public internal(set) var serverFormat: PixelFormat?
@@ -29,6 +30,9 @@ public final class ClientEngine: SecurityContext {
     /// Statistics for benchmarks: updates, rects and real-encoding pixels decoded.
     public internal(set) var stats = Stats()
     public struct Stats: Sendable { public var updates = 0, rects = 0, pixels = 0, bytes = 0 }
+    /// Requests, fences and continuous-update messages (ContinuousUpdates.swift).
+    public internal(set) var counters = FlowCounters()
+    var flow = FlowState()
 
     /// Request the next update as soon as one starts arriving (hides a round trip).
     public var pipelineRequests = true
@@ -276,6 +280,12 @@ public final class ClientEngine: SecurityContext {
                 if try !step(&r) { return r.pos }
                 if tapNeedsLastRect { tapAfterStep(r) }
                 if channelStarting || channelStopping { return r.pos }
+                if flow.pauseParsing {
+                    // a BlockAfter fence: nothing more until its answer has been taken
+                    flow.pauseParsing = false
+                    hasDeferredWork = r.remaining > 0
+                    return r.pos
+                }
                 if workDone >= workBudgetPixels {
                     hasDeferredWork = r.remaining > 0
                     return r.pos
@@ -306,7 +316,7 @@ public final class ClientEngine: SecurityContext {
             rectsLeft = n == 0xffff ? Int.max : n   // 0xFFFF: count unknown, ended by LastRect
             rectsInUpdate = 0
             events.append(.updateBegan)
-            if pipelineRequests { requestUpdate() }
+            if pipelineRequests && shouldPipeline() { requestUpdate() }
             if rectsLeft == 0 { endUpdate() } else { state = .rectHeader }
         case .rectHeader:
             try r.require(12)
