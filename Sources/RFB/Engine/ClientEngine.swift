@@ -33,6 +33,8 @@ public final class ClientEngine: SecurityContext {
     /// Requests, fences and continuous-update messages (ContinuousUpdates.swift).
     public internal(set) var counters = FlowCounters()
     var flow = FlowState()
+    /// The real encoding of the last rect decoded (nil before the first).
+    public internal(set) var lastEncoding: Int32?
 
     /// Request the next update as soon as one starts arriving (hides a round trip).
     public var pipelineRequests = true

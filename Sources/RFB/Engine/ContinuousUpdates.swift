@@ -45,6 +45,7 @@ public struct FlowCounters: Sendable, Equatable {
     public var fencesSent = 0
     public var endOfContinuousUpdates = 0
     public var pixelFormatChanges = 0
+    public init() {}
 }
 
 extension ClientEngine {

@@ -124,6 +124,7 @@ extension ClientEngine {
             guard fb.contains(rect) else {
                 throw ProtocolError("\(Encoding.name(enc)) rectangle \(rect) extends past the \(fb.width)x\(fb.height) framebuffer")
             }
+            lastEncoding = enc
             state = .rect(rect, enc, resume: false)
         }
     }

@@ -78,7 +78,13 @@ public final class Session: @unchecked Sendable {
         var desktopName = ""
         var screenLayout: ScreenLayout?
         var supportsSetDesktopSize = false
+        var link = LinkSummary()
     }
+    /// Adaptive quality (SessionLink.swift): nil leaves the settings as they are. Set before `start()`.
+    public var adaptiveQuality: AdaptiveQuality.Pins?
+    /// Without fences, measure the round trip with a 1x1 full request each second (the window;
+    /// `snapshot` leaves it off, so a quiet screen stays quiet). Set before `start()`.
+    public var probeWithRequests = false
     /// Wakes the retry wait; `finished` is signalled when the session thread exits.
     let wakeup = NSCondition()
     var threadRunning = false
