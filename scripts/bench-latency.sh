@@ -4,7 +4,7 @@
 #   scripts/bench-latency.sh netem   # tc netem links (20 Mbit/s 40 ms, 2 Mbit/s 100 ms): frames/s
 #                                    # while a photo moves, seconds until lossless after it stops
 #   scripts/bench-latency.sh         # both
-# BENCH_PRESSES (100), BENCH_VIEWERS ("farcast vncviewer"), FARCAST_VIEWER (default: the release
+# BENCH_LINKS ("20e6:40 2e6:100": bits/s:RTT ms), BENCH_PRESSES (100), BENCH_VIEWERS ("farcast vncviewer"), FARCAST_VIEWER (default: the release
 # build, else the debug one), BENCH_VERBOSE=1 (the viewers' output). Needs root for the namespace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
