@@ -108,6 +108,9 @@ def start_viewer(kind, n_view, target, extra_env=None):
             raise SystemExit("no viewer build: swift build -c release")
         args = [exe, target] + (["-v"] if os.environ.get("BENCH_VERBOSE") else [])
         env.setdefault("SDL_VIDEODRIVER", "x11")
+        for k in ("SDL_RENDER_DRIVER", "FARCAST_TRACE"):
+            if os.environ.get(k):
+                env[k] = os.environ[k]
     else:
         args = ["vncviewer", target, "-RemoteResize=0", "-AlertOnFatalError=0", "-ReconnectOnError=0"]
     return spawn(args, env=env, quiet=not os.environ.get("BENCH_VERBOSE"))
