@@ -64,6 +64,36 @@ final class ContinuousUpdatesSessionTests: XCTestCase {
         XCTAssertEqual(s.link.counters.requestsWhileContinuous, 0)
     }
 
+    static func encodings(_ m: [UInt8]) -> [Int32] {
+        stride(from: 4, to: m.count, by: 4).map { Int32(bitPattern: UInt32(m[$0]) << 24 | UInt32(m[$0 + 1]) << 16 | UInt32(m[$0 + 2]) << 8 | UInt32(m[$0 + 3])) }
+    }
+
+    /// Adaptive quality on a lossy setting: once the screen is still, the area updated lossily
+    /// is asked for again without JPEG, and the quality comes back once that update is in.
+    func testLosslessRefreshWhenTheScreenIsStill() throws {
+        let t = MemoryTransport()
+        var settings = ClientSettings()
+        settings.jpegQuality = 8
+        let s = Session(spec: "memory", settings: settings) { _ in t }
+        s.adaptiveQuality = AdaptiveQuality.Pins()
+        s.start()
+        defer { s.stop(); s.waitUntilStopped(timeout: 2) }
+        XCTAssertTrue(FakeServer.handshakeNone(t, width: 64, height: 32))
+        XCTAssertTrue(poll(5) { (Self.messages(t.peekAll()) ?? []).contains { $0.0 == 3 } })
+        _ = t.serverReceiveAll()
+        t.serverSend(FakeServer.rreFill(width: 64, height: 32, pixel: 0x445566))
+        // the pipelined request as the update began, then (0.3 s later) the refresh
+        XCTAssertTrue(poll(3) { (Self.messages(t.peekAll()) ?? []).contains { $0.0 == 3 && $0.1[1] == 0 } }, "a full request")
+        let msgs = Self.messages(t.serverReceiveAll()) ?? []
+        let set = try XCTUnwrap(msgs.last { $0.0 == 2 }?.1)
+        XCTAssertFalse(Self.encodings(set).contains(Encoding.jpegQuality0 + 8), "lossless for the refresh")
+        XCTAssertTrue(msgs.contains { $0.1 == [3, 0, 0, 0, 0, 0, 0, 64, 0, 32] }, "\(msgs.map(\.1))")
+        t.serverSend(FakeServer.rreFill(width: 64, height: 32, pixel: 0x445566))
+        XCTAssertTrue(poll(3) { (Self.messages(t.peekAll()) ?? []).contains { $0.0 == 2 } }, "the quality comes back")
+        let back = try XCTUnwrap((Self.messages(t.serverReceiveAll()) ?? []).last { $0.0 == 2 }?.1)
+        XCTAssertTrue(Self.encodings(back).contains(Encoding.jpegQuality0 + 8))
+    }
+
     func poll(_ timeout: Double, _ cond: () -> Bool) -> Bool {
         let until = Date(timeIntervalSinceNow: timeout)
         while Date() < until { if cond() { return true }; Thread.sleep(forTimeInterval: 0.02) }

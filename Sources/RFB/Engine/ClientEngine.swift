@@ -33,6 +33,10 @@ public final class ClientEngine: SecurityContext {
     /// Requests, fences and continuous-update messages (ContinuousUpdates.swift).
     public internal(set) var counters = FlowCounters()
     var flow = FlowState()
+    /// The bounds of the rects decoded while a JPEG quality was asked for (they may be lossy),
+    /// since `takeLossyBounds`: what a lossless refresh must cover.
+    public internal(set) var lossyBounds: Rect?
+    public func takeLossyBounds() -> Rect? { defer { lossyBounds = nil }; return lossyBounds }
     /// The real encoding of the last rect decoded (nil before the first).
     public internal(set) var lastEncoding: Int32?
 
@@ -336,6 +340,7 @@ public final class ClientEngine: SecurityContext {
             }
             stats.pixels += rect.area
             workDone += rect.area
+            if settings.jpegQuality != nil { lossyBounds = lossyBounds.map { $0.union(rect) } ?? rect }
             finishRect()
         case .skipping(let left):
             let n = min(left, r.remaining)

@@ -55,7 +55,14 @@ extension Session {
         var lastSummary = 0.0
         var lastLog = 0.0
         var logged: LinkSummary?
+        var lastUpdateEnd = 0.0
+        /// A lossless refresh was asked for: the lossy quality comes back when it has arrived.
+        var refreshing = false
     }
+
+    /// The screen has been still this long after lossy updates: the lossy area is asked for
+    /// again without JPEG (servers other than Xvnc never refresh it losslessly themselves).
+    static let losslessRefreshAfter = 0.3
 
     /// Seconds between round-trip probes.
     static let probeInterval = 1.0
@@ -79,6 +86,12 @@ extension Session {
             case .updateEnded:
                 c.link.monitor.updateEnded(at: now, decodeSeconds: c.link.decodeSinceUpdate)
                 c.link.decodeSinceUpdate = 0
+                c.link.lastUpdateEnd = now
+                if c.link.refreshing, let a = c.link.adaptive {
+                    // the refresh (or an update before it, then refreshed again later) is in
+                    c.link.refreshing = false
+                    c.engine.changeEncodings(jpegQuality: a.choice.jpegQuality, compressLevel: a.choice.compressLevel)
+                }
             case .fenceReturned(let p) where p.count == 5:
                 c.link.monitor.probeReturned(UInt32(p[1]) << 24 | UInt32(p[2]) << 16 | UInt32(p[3]) << 8 | UInt32(p[4]), at: now)
             case .continuousUpdates(let on):
@@ -116,6 +129,13 @@ extension Session {
                 log("adaptive quality: \(choice) (link \(c.link.monitor.capacity(at: now).map { LinkSummary.rate($0) } ?? "?"))")
             }
             c.link.adaptive = a
+            if !c.link.refreshing, a.choice.jpegQuality != nil, !e.isMidMessage,
+               now - c.link.lastUpdateEnd >= Session.losslessRefreshAfter, let r = e.takeLossyBounds() {
+                e.changeEncodings(jpegQuality: nil, compressLevel: a.choice.compressLevel)
+                e.requestUpdate(incremental: false, rect: r)
+                c.link.refreshing = true
+                log("lossless refresh of \(r.w)x\(r.h) at \(r.x),\(r.y)")
+            }
         }
         guard now - c.link.lastSummary >= 0.25 else { return }
         c.link.lastSummary = now
