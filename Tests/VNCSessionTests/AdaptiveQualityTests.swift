@@ -37,7 +37,7 @@ final class AdaptiveQualityTests: XCTestCase {
         XCTAssertFalse(a.choice.lowColour)
     }
 
-    /// A rate that wanders ±25 % around a tier boundary (16 Mbit/s) must not flip the quality
+    /// A rate that wanders ±25 % around a tier boundary (10 Mbit/s) must not flip the quality
     /// back and forth.
     func testNoOscillationOnANoisyLink() {
         var a = AdaptiveQuality(pins: .init())
@@ -46,7 +46,7 @@ final class AdaptiveQualityTests: XCTestCase {
             seed = seed &* 6364136223846793005 &+ 1442695040888963407
             return Double(seed >> 11) / Double(1 << 53)
         }
-        let changes = feed(&a, from: 0, seconds: 120) { _ in 16e6 * (0.75 + 0.5 * noise()) }
+        let changes = feed(&a, from: 0, seconds: 120) { _ in 10e6 * (0.75 + 0.5 * noise()) }
         XCTAssertLessThanOrEqual(changes.count, 2, "changes: \(changes.map { "\($0.0): \($0.1)" })")
     }
 
@@ -54,7 +54,7 @@ final class AdaptiveQualityTests: XCTestCase {
     /// rise makes the next wait longer, so changes thin out.
     func testFlappingLinkSettles() {
         var a = AdaptiveQuality(pins: .init())
-        let changes = feed(&a, from: 0, seconds: 120) { t in Int(t / 3) % 2 == 0 ? 30e6 : 10e6 }
+        let changes = feed(&a, from: 0, seconds: 120) { t in Int(t / 3) % 2 == 0 ? 20e6 : 6e6 }
         let late = changes.filter { $0.0 > 60 }.count
         let early = changes.filter { $0.0 <= 60 }.count
         XCTAssertLessThan(late, early, "changes: \(changes.map { "\($0.0): \($0.1)" })")

@@ -37,6 +37,10 @@ public final class ClientEngine: SecurityContext {
     /// since `takeLossyBounds`: what a lossless refresh must cover.
     public internal(set) var lossyBounds: Rect?
     public func takeLossyBounds() -> Rect? { defer { lossyBounds = nil }; return lossyBounds }
+    /// A lossless refresh under way: its area, and the pixels of it decoded losslessly since
+    /// (a server may send it in pieces, between other updates).
+    public var refreshArea: Rect? { didSet { refreshCovered = 0 } }
+    public internal(set) var refreshCovered = 0
     /// The real encoding of the last rect decoded (nil before the first).
     public internal(set) var lastEncoding: Int32?
 
@@ -341,6 +345,7 @@ public final class ClientEngine: SecurityContext {
             stats.pixels += rect.area
             workDone += rect.area
             if settings.jpegQuality != nil { lossyBounds = lossyBounds.map { $0.union(rect) } ?? rect }
+            else if let rr = refreshArea { refreshCovered += rect.intersection(rr).area }
             finishRect()
         case .skipping(let left):
             let n = min(left, r.remaining)

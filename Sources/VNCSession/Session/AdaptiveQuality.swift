@@ -34,8 +34,8 @@ public struct AdaptiveQuality: Sendable {
     /// Tiers from the fastest link down: the floor in bits/s and what is asked above it.
     public static let tiers: [(floor: Double, choice: QualityChoice)] = [
         (80e6, QualityChoice(jpegQuality: nil, compressLevel: 1, lowColour: false)),
-        (16e6, QualityChoice(jpegQuality: 8, compressLevel: 2, lowColour: false)),
-        (4e6, QualityChoice(jpegQuality: 6, compressLevel: 4, lowColour: false)),
+        (10e6, QualityChoice(jpegQuality: 8, compressLevel: 2, lowColour: false)),
+        (3e6, QualityChoice(jpegQuality: 6, compressLevel: 4, lowColour: false)),
         (1e6, QualityChoice(jpegQuality: 4, compressLevel: 6, lowColour: false)),
         (256e3, QualityChoice(jpegQuality: 2, compressLevel: 9, lowColour: false)),
         (0, QualityChoice(jpegQuality: nil, compressLevel: 9, lowColour: true)),

@@ -56,13 +56,15 @@ extension Session {
         var lastLog = 0.0
         var logged: LinkSummary?
         var lastUpdateEnd = 0.0
-        /// A lossless refresh was asked for: the lossy quality comes back when it has arrived.
-        var refreshing = false
+        /// A lossless refresh was asked for (when): the lossy quality comes back once it is in.
+        var refreshing: Double?
     }
 
     /// The screen has been still this long after lossy updates: the lossy area is asked for
     /// again without JPEG (servers other than Xvnc never refresh it losslessly themselves).
     static let losslessRefreshAfter = 0.3
+    /// A refresh not complete after this long is given up (the lossy quality comes back).
+    static let refreshTimeout = 10.0
 
     /// Seconds between round-trip probes.
     static let probeInterval = 1.0
@@ -87,9 +89,11 @@ extension Session {
                 c.link.monitor.updateEnded(at: now, decodeSeconds: c.link.decodeSinceUpdate)
                 c.link.decodeSinceUpdate = 0
                 c.link.lastUpdateEnd = now
-                if c.link.refreshing, let a = c.link.adaptive {
-                    // the refresh (or an update before it, then refreshed again later) is in
-                    c.link.refreshing = false
+                if let since = c.link.refreshing, let a = c.link.adaptive, let area = c.engine.refreshArea,
+                   c.engine.refreshCovered >= area.area || now - since > Session.refreshTimeout {
+                    // the whole area has come losslessly (or the server gave up on it): lossy again
+                    c.link.refreshing = nil
+                    c.engine.refreshArea = nil
                     c.engine.changeEncodings(jpegQuality: a.choice.jpegQuality, compressLevel: a.choice.compressLevel)
                 }
             case .fenceReturned(let p) where p.count == 5:
@@ -129,11 +133,12 @@ extension Session {
                 log("adaptive quality: \(choice) (link \(c.link.monitor.capacity(at: now).map { LinkSummary.rate($0) } ?? "?"))")
             }
             c.link.adaptive = a
-            if !c.link.refreshing, a.choice.jpegQuality != nil, !e.isMidMessage,
+            if c.link.refreshing == nil, a.choice.jpegQuality != nil, !e.isMidMessage,
                now - c.link.lastUpdateEnd >= Session.losslessRefreshAfter, let r = e.takeLossyBounds() {
                 e.changeEncodings(jpegQuality: nil, compressLevel: a.choice.compressLevel)
                 e.requestUpdate(incremental: false, rect: r)
-                c.link.refreshing = true
+                c.link.refreshing = now
+                e.refreshArea = r
                 log("lossless refresh of \(r.w)x\(r.h) at \(r.x),\(r.y)")
             }
         }
