@@ -311,7 +311,7 @@ class DelayRelay:
 
 
 def bench_link(kinds, rate, rtt_ms, index=0, move_seconds=8.0):
-    ns = f"fcb{os.getpid() % 100000}"
+    ns = f"fcb{os.getpid() % 10000}{index}"
     a, netem = netns_up(ns, rate, rtt_ms // 2)
     relay = None if netem else DelayRelay(("10.77.0.2", 5999), rtt_ms / 2000)
     target = "10.77.0.2::5999" if netem else f"127.0.0.1::{relay.port}"
@@ -320,7 +320,7 @@ def bench_link(kinds, rate, rtt_ms, index=0, move_seconds=8.0):
     try:
         n_srv = free_display(170 + 5 * index)
         xvnc = spawn(["Xvnc", f":{n_srv}", "-rfbport", "5999", "-SecurityTypes", "None",
-                      "-geometry", "1024x768", "-depth", "24"], ns=ns)
+                      "-geometry", "1024x768", "-depth", "24"], ns=ns, quiet=not os.environ.get("BENCH_VERBOSE"))
         ds = connect(n_srv)
         work = f"/tmp/fcbench-{os.getpid()}"
         os.makedirs(work, exist_ok=True)
