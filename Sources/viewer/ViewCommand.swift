@@ -93,7 +93,7 @@ struct ViewCommand: ParsableCommand {
         let session = Session(plan: conn.plan, settings: settings, reconnect: policy)
         session.log = conn.log
         if adaptive { session.adaptiveQuality = AdaptiveQuality.Pins(compress: conn.compress, colour: conn.pixelFormat != nil) }
-        session.probeWithRequests = true
+        session.probeWithRequests = conn.verbose   // and while the connection-info panel shows
         // given or saved credentials and known identities are answered by the session;
         // anything else is asked in the window
         session.answers = conn.answers()

@@ -324,6 +324,7 @@ public final class ViewerWindow {
                 toggleAudio()
             case .toggleInfo:
                 router.info.toggle()
+                if router.info { session.probeWithRequests = true }
                 redraw = true
             case .toggleRecording:
                 toggleRecording()
