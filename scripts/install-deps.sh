@@ -12,6 +12,8 @@ PKGS=(
   fonts-dejavu-core
   # real VNC servers and X tools for the local desktop and the interop tests
   tigervnc-standalone-server tigervnc-tools x11vnc xvfb xauth x11-utils x11-xserver-utils
+  # scripts/bench-latency.sh compares with TigerVNC's own viewer
+  tigervnc-viewer
   x11-apps xterm xfonts-base twm xdotool imagemagick mate-backgrounds xkb-data x11-xkb-utils
   # clipboard tests: set and read the server display's CLIPBOARD selection
   xclip

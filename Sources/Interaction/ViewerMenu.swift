@@ -19,6 +19,8 @@ public enum MenuAction: Equatable, Sendable {
     case power(XvpAction)
     /// QEMU's sound on or off.
     case toggleAudio
+    /// The connection-info panel (encoding, quality, round trip, bandwidth) on or off.
+    case toggleInfo
 }
 
 /// The F8 menu (like vncviewer's): a list of entries, one selected, laid out in window points
@@ -44,7 +46,8 @@ public struct ViewerMenu: Equatable, Sendable {
 
     public init(fullscreen: Bool, scaling: ScalingMode, viewOnly: Bool,
                 touchMode: TouchInputMode = .touch, keyboardShown: Bool = false, zoomed: Bool = false,
-                screens: String? = nil, recording: Bool? = nil, power: Bool = false, audio: Bool? = nil) {
+                screens: String? = nil, recording: Bool? = nil, power: Bool = false, audio: Bool? = nil,
+                info: Bool? = nil) {
         items.append(Item(title: "Full screen", action: .toggleFullscreen, checked: fullscreen, separatorAbove: false))
         var first = true
         for s in ViewerMenu.scalings {
@@ -81,6 +84,9 @@ public struct ViewerMenu: Equatable, Sendable {
         items.append(Item(title: "Take screenshot (Ctrl+Alt+S)", action: .screenshot, checked: false, separatorAbove: true))
         if let recording {
             items.append(Item(title: "Record session (Ctrl+Alt+R)", action: .toggleRecording, checked: recording, separatorAbove: false))
+        }
+        if let info {
+            items.append(Item(title: "Connection info (Ctrl+Alt+I)", action: .toggleInfo, checked: info, separatorAbove: false))
         }
         if let audio {
             items.append(Item(title: "Sound", action: .toggleAudio, checked: audio, separatorAbove: true))

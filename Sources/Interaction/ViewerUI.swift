@@ -11,6 +11,8 @@ public enum UIKey: Equatable, Sendable {
     case a
     /// `s`: Ctrl+Alt+S takes a screenshot.
     case s
+    /// `i`: Ctrl+Alt+I shows the connection-info panel.
+    case i
     /// 0-9, from the main row or the keypad.
     case digit(Int)
     /// Ctrl, Shift, Alt or the logo key alone (does not dismiss the end message).
@@ -132,9 +134,12 @@ public struct ViewerUI: Equatable, Sendable {
         public var power: Bool
         /// QEMU's sound: nil when there is none, else whether it is on.
         public var audio: Bool?
+        /// Whether the connection-info panel shows; nil where it is not offered.
+        public var info: Bool?
         public init(fullscreen: Bool, scaling: ScalingMode, viewOnly: Bool, touchMode: TouchInputMode, keyboardShown: Bool,
-                    recording: Bool? = nil, power: Bool = false, audio: Bool? = nil) {
+                    recording: Bool? = nil, power: Bool = false, audio: Bool? = nil, info: Bool? = nil) {
             self.audio = audio
+            self.info = info
             self.fullscreen = fullscreen; self.scaling = scaling; self.viewOnly = viewOnly
             self.touchMode = touchMode; self.keyboardShown = keyboardShown; self.recording = recording; self.power = power
         }
@@ -144,7 +149,7 @@ public struct ViewerUI: Equatable, Sendable {
         menu = ViewerMenu(fullscreen: c.fullscreen, scaling: c.scaling, viewOnly: c.viewOnly,
                           touchMode: c.touchMode, keyboardShown: c.keyboardShown, zoomed: c.scaling != .fit,
                           screens: severalScreens ? screenLayout.map { ScreenPicker(layout: $0).label(for: monitorChoice) } : nil,
-                          recording: c.recording, power: c.power, audio: c.audio)
+                          recording: c.recording, power: c.power, audio: c.audio, info: c.info)
     }
 
     public mutating func closeMenu() { menu = nil }
@@ -230,6 +235,8 @@ public struct ViewerUI: Equatable, Sendable {
             return .handled(k.isRepeat ? [] : [.menuItem(.screenshot)])
         case .r where k.ctrlAlt && canRecord:
             return .handled(k.isRepeat ? [] : [.menuItem(.toggleRecording)])
+        case .i where k.ctrlAlt:
+            return .handled(k.isRepeat ? [] : [.menuItem(.toggleInfo)])
         default:
             return .desktop
         }

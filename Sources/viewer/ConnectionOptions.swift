@@ -33,7 +33,7 @@ struct ConnectionOptions: ParsableArguments {
     var compress: Int?
 
     @Option(help: "Pixel format to ask for: rgb888 (default), rgb565, bgr233, cmap8 (8 bpp colour map).")
-    var pixelFormat: PixelFormatChoice = .rgb888
+    var pixelFormat: PixelFormatChoice?
 
     @Option(help: "Security types to accept, strongest first (vncviewer's SecurityTypes names): \(SecurityMethod.knownNames). Default: all, in that order. Only these are ever used.",
             transform: Parse.security)
@@ -123,7 +123,7 @@ struct ConnectionOptions: ParsableArguments {
         if let encodings { s.encodings = encodings; s.encodingsNamedByUser = true }
         s.jpegQuality = quality
         s.compressLevel = compress
-        s.pixelFormat = pixelFormat.format
+        s.pixelFormat = (pixelFormat ?? .rgb888).format
         s.shared = !exclusive
         if let security {
             // named by the user: exactly these, even weaker than this host used before

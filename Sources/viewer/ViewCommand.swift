@@ -80,8 +80,11 @@ struct ViewCommand: ParsableCommand {
     /// The window; `farcast kiosk` passes its menu lock, watchdog and cursor hiding.
     func runWindow(kiosk: KioskOptions) {
         var settings = conn.settings
-        // Live viewing defaults to JPEG quality 8 when Tight is used, as vncviewer does on fast links.
-        if settings.jpegQuality == nil && conn.encodings == nil { settings.jpegQuality = 8 }
+        // Live viewing adapts the quality to the link (starting at JPEG quality 8, as vncviewer
+        // on fast links) unless the user chose it: --quality or --encodings pin it, and with it
+        // on --compress pins compression and --pixel-format the colour depth.
+        let adaptive = conn.quality == nil && conn.encodings == nil
+        if adaptive { settings.jpegQuality = 8 }
         if let n = clipboardMaxSize { settings.clipboardLimit = n }
         // offered always, so QEMU says it has sound and the menu can offer it
         settings.wantAudio = true
@@ -89,6 +92,8 @@ struct ViewCommand: ParsableCommand {
         if onDisconnect == .reconnect && policy.mode == .never { policy.mode = .always }
         let session = Session(plan: conn.plan, settings: settings, reconnect: policy)
         session.log = conn.log
+        if adaptive { session.adaptiveQuality = AdaptiveQuality.Pins(compress: conn.compress, colour: conn.pixelFormat != nil) }
+        session.probeWithRequests = conn.verbose   // and while the connection-info panel shows
         // given or saved credentials and known identities are answered by the session;
         // anything else is asked in the window
         session.answers = conn.answers()

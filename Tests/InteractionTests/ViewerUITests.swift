@@ -47,6 +47,17 @@ final class ViewerUITests: XCTestCase {
         XCTAssertEqual(ui.key(UIKeyEvent(.r, ctrlAlt: true)), .desktop)
     }
 
+    /// Ctrl+Alt+I toggles the connection-info panel; the menu has its entry, checked while it shows.
+    func testInfoShortcutAndMenuEntry() {
+        var ui = ViewerUI()
+        XCTAssertEqual(ui.key(UIKeyEvent(.i, ctrlAlt: true)), .handled([.menuItem(.toggleInfo)]))
+        XCTAssertEqual(ui.key(UIKeyEvent(.i)), .desktop)
+        XCTAssertEqual(ui.key(UIKeyEvent(.i, isRepeat: true, ctrlAlt: true)), .handled([]))
+        let m = ViewerMenu(fullscreen: false, scaling: .fit, viewOnly: false, info: true)
+        XCTAssertEqual(m.items.first { $0.action == .toggleInfo }?.checked, true)
+        XCTAssertNil(ViewerMenu(fullscreen: false, scaling: .fit, viewOnly: false).items.first { $0.action == .toggleInfo })
+    }
+
     func testMenuKeys() {
         var ui = ViewerUI()
         ui.openMenu(context)

@@ -144,13 +144,14 @@ final class InputTests: XCTestCase {
         Synth.drain(r)
         XCTAssertEqual(sink.take(), [])
         // items: Full screen, Fit (checked), 1:1, 200%, touch modes (direct checked), keyboard,
-        // Ctrl+Alt+Del, F8, screenshot, recording, Disconnect
+        // Ctrl+Alt+Del, F8, screenshot, recording, connection info, Disconnect
         let titles = r.menu?.items.map(\.title) ?? []
         XCTAssertEqual(titles, ["Full screen", "Scale to fit window", "Scale 1:1", "Scale 200%",
                                 "Touch: pointer under the finger", "Touch: trackpad with soft cursor", "On-screen keyboard",
-                                "Send Ctrl+Alt+Del", "Send F8", "Take screenshot (Ctrl+Alt+S)", "Record session (Ctrl+Alt+R)", "Disconnect"])
-        XCTAssertEqual(r.menu?.items.map(\.checked), [false, true, false, false, true, false, false, false, false, false, false, false])
-        XCTAssertEqual(r.menu?.selected, 11)  // the wheel up moved from 0 to the last entry (wraps)
+                                "Send Ctrl+Alt+Del", "Send F8", "Take screenshot (Ctrl+Alt+S)", "Record session (Ctrl+Alt+R)",
+                                "Connection info (Ctrl+Alt+I)", "Disconnect"])
+        XCTAssertEqual(r.menu?.items.map(\.checked), [false, true, false, false, true, false, false, false, false, false, false, false, false])
+        XCTAssertEqual(r.menu?.selected, 12)  // the wheel up moved from 0 to the last entry (wraps)
         Synth.tap(SDL_SCANCODE_HOME)
         Synth.tap(SDL_SCANCODE_DOWN)
         Synth.tap(SDL_SCANCODE_DOWN)
@@ -166,7 +167,7 @@ final class InputTests: XCTestCase {
 
         // Ctrl+Alt+Del from the menu
         Synth.tap(SDL_SCANCODE_F8)
-        for _ in 0..<5 { Synth.tap(SDL_SCANCODE_UP) }
+        for _ in 0..<6 { Synth.tap(SDL_SCANCODE_UP) }
         Synth.key(SDL_SCANCODE_RETURN, down: true)
         Synth.drain(r)
         XCTAssertEqual(sink.take(), [
@@ -226,7 +227,8 @@ final class InputTests: XCTestCase {
         Synth.tap(SDL_SCANCODE_F8)
         Synth.drain(r)
         XCTAssertEqual(r.menu?.items.map(\.title), ["Full screen", "Scale to fit window", "Scale 1:1", "Scale 200%",
-                                                   "Take screenshot (Ctrl+Alt+S)", "Record session (Ctrl+Alt+R)", "Disconnect"])
+                                                   "Take screenshot (Ctrl+Alt+S)", "Record session (Ctrl+Alt+R)",
+                                                   "Connection info (Ctrl+Alt+I)", "Disconnect"])
         Synth.tap(SDL_SCANCODE_F8)
         Synth.drain(r)
         XCTAssertEqual(sink.take(), [])

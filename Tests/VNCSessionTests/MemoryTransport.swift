@@ -81,6 +81,9 @@ final class MemoryTransport: Transport, @unchecked Sendable {
         return out
     }
 
+    /// Returns bytes taken with `serverReceiveAll` to the front of what the session sent.
+    func putBack(_ b: [UInt8]) { cond.withLock { fromClient = b + fromClient } }
+
     /// Everything the session sent so far.
     func serverReceiveAll() -> [UInt8] { cond.withLock { defer { fromClient = [] }; return fromClient } }
 }

@@ -18,7 +18,8 @@ public final class ClientEngine: SecurityContext {
         case initialising, normal, failed
     }
 
-    public let settings: ClientSettings
+    /// The quality, compression and encodings change at run time (`changeEncodings`).
+    public internal(set) var settings: ClientSettings
     public internal(set) var phase: Phase = .version
     public internal(set) var framebuffer: Framebuffer?
     public internal(set) var serverFormat: PixelFormat?
@@ -29,6 +30,19 @@ public final class ClientEngine: SecurityContext {
     /// Statistics for benchmarks: updates, rects and real-encoding pixels decoded.
     public internal(set) var stats = Stats()
     public struct Stats: Sendable { public var updates = 0, rects = 0, pixels = 0, bytes = 0 }
+    /// Requests, fences and continuous-update messages (ContinuousUpdates.swift).
+    public internal(set) var counters = FlowCounters()
+    var flow = FlowState()
+    /// The bounds of the rects decoded while a JPEG quality was asked for (they may be lossy),
+    /// since `takeLossyBounds`: what a lossless refresh must cover.
+    public internal(set) var lossyBounds: Rect?
+    public func takeLossyBounds() -> Rect? { defer { lossyBounds = nil }; return lossyBounds }
+    /// A lossless refresh under way: its area, and the pixels of it decoded losslessly since
+    /// (a server may send it in pieces, between other updates).
+    public var refreshArea: Rect? { didSet { refreshCovered = 0 } }
+    public internal(set) var refreshCovered = 0
+    /// The real encoding of the last rect decoded (nil before the first).
+    public internal(set) var lastEncoding: Int32?
 
     /// Request the next update as soon as one starts arriving (hides a round trip).
     public var pipelineRequests = true
@@ -283,6 +297,12 @@ public final class ClientEngine: SecurityContext {
                 if try !step(&r) { return r.pos }
                 if tapNeedsLastRect { tapAfterStep(r) }
                 if channelStarting || channelStopping { return r.pos }
+                if flow.pauseParsing {
+                    // a BlockAfter fence: nothing more until its answer has been taken
+                    flow.pauseParsing = false
+                    hasDeferredWork = r.remaining > 0
+                    return r.pos
+                }
                 if workDone >= workBudgetPixels {
                     hasDeferredWork = r.remaining > 0
                     return r.pos
@@ -313,7 +333,7 @@ public final class ClientEngine: SecurityContext {
             rectsLeft = n == 0xffff ? Int.max : n   // 0xFFFF: count unknown, ended by LastRect
             rectsInUpdate = 0
             events.append(.updateBegan)
-            if pipelineRequests { requestUpdate() }
+            if pipelineRequests && shouldPipeline() { requestUpdate() }
             if rectsLeft == 0 { endUpdate() } else { state = .rectHeader }
         case .rectHeader:
             try r.require(12)
@@ -331,6 +351,8 @@ public final class ClientEngine: SecurityContext {
             }
             stats.pixels += rect.area
             workDone += rect.area
+            if settings.jpegQuality != nil { lossyBounds = lossyBounds.map { $0.union(rect) } ?? rect }
+            else if let rr = refreshArea { refreshCovered += rect.intersection(rr).area }
             finishRect()
         case .skipping(let left):
             let n = min(left, r.remaining)

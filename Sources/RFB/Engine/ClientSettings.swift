@@ -28,6 +28,8 @@ public struct ClientSettings: Sendable {
     /// Cursor shapes beyond RichCursor (with alpha, XCursor, VMware's), lock lights, QEMU's
     /// pointer mode, the pointer position and xvp power control.
     public var wantMorePseudoEncodings = true
+    /// ContinuousUpdates and Fence: offered, used once the server shows it has them.
+    public var wantContinuousUpdates = true
     /// QEMU audio: offered so the server says it can; streamed only once asked (`setAudio`).
     public var wantAudio = false
     /// Clipboard text cap in UTF-8 bytes, both ways: larger texts are refused with an event, never truncated.
@@ -102,6 +104,7 @@ public struct ClientSettings: Sendable {
         if wantExtendedMouseButtons { l.append(Encoding.extendedMouseButtons) }
         if wantExtendedClipboard { l.append(ExtendedClipboard.encoding) }
         if wantAudio { l.append(Encoding.qemuAudio) }
+        if wantContinuousUpdates { l += [Encoding.continuousUpdates, Encoding.fence] }
         if let q = jpegQuality { l.append(Encoding.jpegQuality0 + Int32(max(0, min(9, q)))) }
         if let c = compressLevel { l.append(Encoding.compressLevel0 + Int32(max(0, min(9, c)))) }
         return l

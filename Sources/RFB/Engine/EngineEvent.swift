@@ -48,5 +48,11 @@ public enum EngineEvent: Equatable, Sendable {
     case audioBegan
     case audioData([UInt8])
     case audioEnded
+    /// Continuous updates began (the server pushes) or ended (back to requests).
+    case continuousUpdates(enabled: Bool)
+    /// Our round-trip fence came back (`sendRoundTripFence`), with its payload (tag first).
+    case fenceReturned([UInt8])
+    /// A new pixel format is in force from here on (`changePixelFormat`).
+    case pixelFormatChanged(PixelFormat)
 }
 

@@ -123,6 +123,7 @@ extension ClientEngine {
             output += ClientMessage.setPixelFormat(settings.pixelFormat)
             output += ClientMessage.setEncodings(settings.encodingList)
             output += ClientMessage.updateRequest(incremental: false, Rect(x: 0, y: 0, w: w, h: h))
+            counters.requests += 1
             events.append(.ready(name: desktopName, width: w, height: h))
         default:
             throw ProtocolError("internal: no handshake state")

@@ -62,6 +62,10 @@ extension ClientEngine {
             var s = String.UnicodeScalarView()
             for i in 0..<len { s.append(Unicode.Scalar(p[i])) }
             events.append(.cutText(String(s)))
+        case 150:
+            parseEndOfContinuousUpdates()
+        case 248:
+            try parseFence(&r)
         case 250:
             try parseXvp(&r)
         case 255:
@@ -82,6 +86,7 @@ extension ClientEngine {
             try checkSize(rect.w, rect.h, what: "DesktopSize")
             fb.lock.withWriterLock { fb.resize(width: rect.w, height: rect.h) }
             events.append(.resized(width: rect.w, height: rect.h))
+            flow.regionStale = flow.continuousUpdates
             finishRect()
         case Encoding.extendedDesktopSize:
             try parseExtendedDesktopSize(rect, fb, &r)
@@ -119,6 +124,7 @@ extension ClientEngine {
             guard fb.contains(rect) else {
                 throw ProtocolError("\(Encoding.name(enc)) rectangle \(rect) extends past the \(fb.width)x\(fb.height) framebuffer")
             }
+            lastEncoding = enc
             state = .rect(rect, enc, resume: false)
         }
     }
@@ -160,6 +166,7 @@ extension ClientEngine {
         if rect.w != fb.width || rect.h != fb.height {
             fb.lock.withWriterLock { fb.resize(width: rect.w, height: rect.h) }
             events.append(.resized(width: rect.w, height: rect.h))
+            flow.regionStale = flow.continuousUpdates
         }
         screenLayout = layout
         events.append(.screenLayout(layout, reason: reason))
@@ -203,7 +210,8 @@ extension ClientEngine {
         stats.updates += 1
         events.append(.updateEnded(rects: rectsInUpdate))
         state = .messageType
-        if !pipelineRequests { requestUpdate() }
+        flowAtUpdateEnd()
+        if !pipelineRequests && !flow.continuousUpdates { requestUpdate() }
     }
 
 }

@@ -65,6 +65,16 @@ extension ClientEngine {
             addTapEdit(TapEdit(from: stats.bytes + r.pos, to: stats.bytes + r.pos + 8 + n, with: []))
             return
         }
+        // EndOfContinuousUpdates and Fence: flow control between this client and the server
+        if tapFrom != nil, r.remaining >= 1, r.base[r.pos] == 150 {
+            addTapEdit(TapEdit(from: stats.bytes + r.pos, to: stats.bytes + r.pos + 1, with: []))
+            return
+        }
+        if tapFrom != nil, r.remaining >= 9, r.base[r.pos] == 248 {
+            let n = Int(r.base[r.pos + 8])
+            addTapEdit(TapEdit(from: stats.bytes + r.pos, to: stats.bytes + r.pos + 9 + n, with: []))
+            return
+        }
         guard tapFrom != nil, r.remaining >= 8, r.base[r.pos] == 3 else { return }
         let b = r.base + r.pos + 4
         let len = Int32(bitPattern: UInt32(b[0]) << 24 | UInt32(b[1]) << 16 | UInt32(b[2]) << 8 | UInt32(b[3]))

@@ -6,6 +6,8 @@ extension ClientEngine {
     /// be answered, which makes a 1x1 one a cheap liveness probe.
     public func requestUpdate(incremental: Bool = true, rect: Rect? = nil) {
         guard let fb = framebuffer else { return }
+        counters.requests += 1
+        if flow.continuousUpdates && incremental { counters.requestsWhileContinuous += 1 }
         output += ClientMessage.updateRequest(incremental: incremental, (rect ?? fb.bounds).intersection(fb.bounds))
     }
 

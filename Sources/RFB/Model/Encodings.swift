@@ -33,6 +33,10 @@ public enum Encoding {
     public static let qemuAudio: Int32 = -259
     public static let xvp: Int32 = -309
     public static let cursorWithAlpha: Int32 = -314
+    /// The server may push updates without requests (EnableContinuousUpdates).
+    public static let continuousUpdates: Int32 = -313
+    /// Fence messages: synchronisation points and round-trip measurement.
+    public static let fence: Int32 = -312
     public static let vmwareCursor: Int32 = 0x574d_5664
     public static let vmwareCursorPosition: Int32 = 0x574d_5666
     public static let vmwareLEDState: Int32 = 0x574d_5668
@@ -70,6 +74,8 @@ public enum Encoding {
         case qemuAudio: return "QEMUAudio"
         case xvp: return "xvp"
         case cursorWithAlpha: return "CursorWithAlpha"
+        case continuousUpdates: return "ContinuousUpdates"
+        case fence: return "Fence"
         case vmwareCursor: return "VMwareCursor"
         case vmwareCursorPosition: return "VMwareCursorPosition"
         case vmwareLEDState: return "VMwareLEDState"

@@ -48,6 +48,17 @@ public enum ClientMessage {
         return b
     }
 
+    /// EnableContinuousUpdates (150): the server pushes updates for `r` (or stops, and answers
+    /// with EndOfContinuousUpdates).
+    public static func enableContinuousUpdates(_ on: Bool, _ r: Rect) -> [UInt8] {
+        [150, on ? 1 : 0] + u16(r.x) + u16(r.y) + u16(r.w) + u16(r.h)
+    }
+
+    /// Fence (248): flags and up to 64 bytes of payload (the caller keeps to that limit).
+    public static func fence(flags: UInt32, payload: [UInt8]) -> [UInt8] {
+        [248, 0, 0, 0] + u32(Int(flags)) + [UInt8(clamping: payload.count)] + payload.prefix(64)
+    }
+
     static func u16(_ v: Int) -> [UInt8] { let c = UInt16(clamping: max(0, v)); return [UInt8(c >> 8), UInt8(c & 0xff)] }
     static func u32(_ v: Int) -> [UInt8] { let c = UInt32(clamping: max(0, v)); return [UInt8(c >> 24), UInt8(c >> 16 & 0xff), UInt8(c >> 8 & 0xff), UInt8(c & 0xff)] }
 }

@@ -57,6 +57,7 @@ public final class ViewerWindow {
     /// is up the loop waits with a timeout, otherwise it sleeps.
     var notice: (text: String, until: Double)?
     static let noticeSeconds = 4.0
+    static let infoRefreshSeconds = 0.5
     /// Work finished off the main thread that the main thread completes (a saved screenshot's notice).
     let mainTasks = MainTasks()
     /// The session recording while one runs (menu or Ctrl+Alt+R), with its red dot.
@@ -192,6 +193,11 @@ public final class ViewerWindow {
             } else if player != nil && (timelineVisible || player?.paused == false) {
                 // the bar's clock and the end of the recording; no busy wait
                 got = SDL_WaitEventTimeout(&e, 100) != 0
+            } else if router.info {
+                // the connection-info panel's figures: refreshed twice a second while it shows
+                got = SDL_WaitEventTimeout(&e, Int32(ViewerWindow.infoRefreshSeconds * 1000)) != 0
+                needsPresent = true
+                fullPresent = true
             } else if let n = notice {
                 got = SDL_WaitEventTimeout(&e, Int32(max(1, ((n.until - ViewerWindow.now()) * 1000).rounded(.up)))) != 0
             } else if let ms = longestWaitMs {
@@ -318,6 +324,10 @@ public final class ViewerWindow {
                 powerAction(a)
             case .toggleAudio:
                 toggleAudio()
+            case .toggleInfo:
+                router.info.toggle()
+                if router.info { session.probeWithRequests = true }
+                redraw = true
             case .toggleRecording:
                 toggleRecording()
             case .quit:

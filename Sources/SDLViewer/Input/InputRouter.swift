@@ -37,6 +37,8 @@ public final class InputRouter {
     public var powerControl = false
     /// QEMU's sound: nil when the server has none, else whether it is on.
     public var audio: Bool?
+    /// The connection-info panel shows (the window sets it).
+    public var info = false
     public internal(set) var pinPad: PinPad?
     /// The one copy of the UI state; the window reads it to draw.
     public var ui = ViewerUI()
@@ -113,7 +115,7 @@ public final class InputRouter {
         releaseAll()
         ui.openMenu(ViewerUI.MenuContext(fullscreen: fullscreen, scaling: viewport.mode, viewOnly: viewOnly,
                                          touchMode: touchMode, keyboardShown: keyboard != nil, recording: recording,
-                                         power: powerControl, audio: audio))
+                                         power: powerControl, audio: audio, info: info))
     }
 
     public func closeMenu() { ui.closeMenu() }
@@ -168,6 +170,7 @@ public final class InputRouter {
             case .toggleRecording: return [.toggleRecording]
             case .power(let a): return [.power(a)]
             case .toggleAudio: return [.toggleAudio]
+            case .toggleInfo: return [.toggleInfo]
             case .setTouchMode(let m): return setTouchMode(m)
             case .resetZoom: return apply(gestures.resetZoom(&viewport))
             case .toggleKeyboard: return setKeyboard(shown: keyboard == nil)

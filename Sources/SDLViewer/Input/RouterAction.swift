@@ -33,4 +33,6 @@ public enum RouterAction: Equatable, Sendable {
     case power(XvpAction)
     /// QEMU's sound on or off (menu).
     case toggleAudio
+    /// The connection-info panel on or off (menu or Ctrl+Alt+I).
+    case toggleInfo
 }

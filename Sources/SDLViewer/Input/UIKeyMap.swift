@@ -25,6 +25,7 @@ extension InputRouter {
         case s(SDL_SCANCODE_R): return .r
         case s(SDL_SCANCODE_A): return .a
         case s(SDL_SCANCODE_S): return .s
+        case s(SDL_SCANCODE_I): return .i
         case s(SDL_SCANCODE_1)...s(SDL_SCANCODE_9): return .digit(Int(sc - s(SDL_SCANCODE_1)) + 1)
         case s(SDL_SCANCODE_0): return .digit(0)
         case s(SDL_SCANCODE_KP_1)...s(SDL_SCANCODE_KP_9): return .digit(Int(sc - s(SDL_SCANCODE_KP_1)) + 1)

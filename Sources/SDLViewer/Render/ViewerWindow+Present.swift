@@ -32,7 +32,7 @@ extension ViewerWindow {
         let softShown = router.softCursorVisible && router.touchMode == .trackpad && ui.ended == nil
         let overlayNow = status != nil || ui.menu != nil || ui.ended != nil || prompt != nil || notice != nil
             || router.keyboard != nil || softShown || ui.picker != nil || recorder != nil || timelineVisible
-            || router.pinPad != nil
+            || router.pinPad != nil || router.info
         defer { fullPresent = false; overlayShown = overlayNow; trace.presented(menuUp: ui.menu != nil) }
         if surfaceMode && !fullPresent && !overlayNow && !overlayShown && rotation == 0, let surface,
            FrameRenderer.takesFramebufferPixels(surface) {
@@ -96,6 +96,9 @@ extension ViewerWindow {
                 return ViewRect(x: a.x, y: a.y, w: b.x - a.x, h: b.y - a.y)
             }
             router.setPinLayout(frame: toWindow(l.frame), keys: l.keys.map(toWindow))
+        }
+        if router.info && prompt == nil {
+            overlay.info(ViewerWindow.infoLines(session.link, spec: session.spec), outputWidth: vp.outputWidth, scale: vp.pixelsPerPointY)
         }
         drawTimeline(overlay, vp)
         if recorder != nil { overlay.recordingBadge(outputWidth: vp.outputWidth, scale: vp.pixelsPerPointY) }

@@ -78,7 +78,18 @@ public final class Session: @unchecked Sendable {
         var desktopName = ""
         var screenLayout: ScreenLayout?
         var supportsSetDesktopSize = false
+        var link = LinkSummary()
     }
+    /// Adaptive quality (SessionLink.swift): nil leaves the settings as they are. Set before `start()`.
+    public var adaptiveQuality: AdaptiveQuality.Pins?
+    /// Without fences, measure the round trip with a 1x1 full request each second: the window
+    /// turns it on while the connection-info panel shows (or with -v), so otherwise a quiet
+    /// screen stays quiet and a replayed recording sees no extra requests. Any thread.
+    public var probeWithRequests: Bool {
+        get { lock.withLock { _probeWithRequests } }
+        set { lock.withLock { _probeWithRequests = newValue } }
+    }
+    private var _probeWithRequests = false
     /// Wakes the retry wait; `finished` is signalled when the session thread exits.
     let wakeup = NSCondition()
     var threadRunning = false

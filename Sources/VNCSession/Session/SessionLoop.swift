@@ -35,6 +35,8 @@ extension Session {
         /// Bytes received so far, and where the current stall window started (time, bytes).
         var received = 0
         var stallWindow: (start: Double, bytes: Int)?
+        /// Measurement and adaptive quality (SessionLink.swift).
+        var link = LinkState()
     }
 
     func run() {
@@ -94,6 +96,7 @@ extension Session {
         if isStopping { return (.stopped, release) }
         setState(.authenticating)
         var c = Connection(engine: engine, transport: t)
+        if let pins = adaptiveQuality { c.link.adaptive = AdaptiveQuality(pins: pins) }
         var phaseBefore = ClientEngine.Phase.version
         let outcome: Outcome
         do {
@@ -126,6 +129,7 @@ extension Session {
             try applyCommands(&c)
             syncRecorder(&c)
             try publish(&c)
+            tickLink(&c, now: monotonicSeconds())
             if c.ready, let r = toRelease {
                 toRelease = nil
                 log("releasing \(r.keys.count) keys held when the last connection dropped")
@@ -156,7 +160,9 @@ extension Session {
             if e.hasDeferredWork {
                 // complete units still buffered: decode on without waiting for the socket
                 phaseBefore = e.phase
+                let t0 = monotonicSeconds()
                 try e.resume()
+                measureReceive(&c, wasMid: false, start: t0, end: monotonicSeconds(), bytes: 0)
                 continue
             }
             let (readable, woken) = wakePipe.read >= 0 ? t.waitReadable(timeout: 0.25, orWake: wakePipe.read)
@@ -164,7 +170,9 @@ extension Session {
             if woken { drainWakePipe() }
             if !readable { continue }
             phaseBefore = e.phase
+            let wasMid = e.isMidMessage, t0 = monotonicSeconds()
             let got = try e.receive(atLeast: 65536) { p, cap in try t.recv(into: p, capacity: cap) }
+            measureReceive(&c, wasMid: wasMid, start: t0, end: monotonicSeconds(), bytes: got)
             if got == 0 || e.streamEnded {
                 if isStopping { return .stopped }   // our own stop() shut the reads
                 // the engine may know why (a login refused by a close): that message, not retried
@@ -328,6 +336,7 @@ extension Session {
             }
             more = next
         }
+        observeLink(&c, out, now: monotonicSeconds())
         let becameReady = !c.ready && e.phase == .normal
         // damage without a finished update (a long one) wakes the front end too
         let drew = e.stats.pixels != c.pixelsSeen
