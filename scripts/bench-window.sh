@@ -13,6 +13,9 @@ RUNS=${RUNS:-3}
 bash $TOOLS/setup.sh >/dev/null
 swift build -c release --product viewer >/dev/null
 V=$(swift build -c release --show-bin-path)/viewer
+# encodings named: adaptive quality off, so no lossless-refresh requests (the replay counts
+# requests to know when the viewer is done) and the same work as vncviewer's pinned encoding
+PIN="--encodings tight,copyrect,zrle,hextile,zlib,corre,rre,raw"
 files=("$@"); [ ${#files[@]} -gt 0 ] || files=(../shared/corpus/*.fbs)
 med() { python3 -c "
 import json,sys,statistics
@@ -22,8 +25,8 @@ print('%.3f'%statistics.median(v) if v else '-', end='')"; }
 printf '%-36s %9s %9s %9s %9s\n' file vncviewer default software opengl
 for f in "${files[@]}"; do
   t=$(bash $TOOLS/measure_anchor.sh "$f" tigervnc "$RUNS" 2>/dev/null | med || true)
-  d=$(ANCHOR_NAME=farcast ANCHOR_CMD="$V 127.0.0.1::{PORT}" bash $TOOLS/measure_anchor.sh "$f" cmd "$RUNS" 2>/dev/null | med || true)
-  s=$(ANCHOR_NAME=farcast ANCHOR_CMD="env SDL_RENDER_DRIVER=software $V 127.0.0.1::{PORT}" bash $TOOLS/measure_anchor.sh "$f" cmd "$RUNS" 2>/dev/null | med || true)
-  g=$(ANCHOR_NAME=farcast ANCHOR_CMD="env SDL_RENDER_DRIVER=opengl $V 127.0.0.1::{PORT}" bash $TOOLS/measure_anchor.sh "$f" cmd "$RUNS" 2>/dev/null | med || true)
+  d=$(ANCHOR_NAME=farcast ANCHOR_CMD="$V 127.0.0.1::{PORT} $PIN" bash $TOOLS/measure_anchor.sh "$f" cmd "$RUNS" 2>/dev/null | med || true)
+  s=$(ANCHOR_NAME=farcast ANCHOR_CMD="env SDL_RENDER_DRIVER=software $V 127.0.0.1::{PORT} $PIN" bash $TOOLS/measure_anchor.sh "$f" cmd "$RUNS" 2>/dev/null | med || true)
+  g=$(ANCHOR_NAME=farcast ANCHOR_CMD="env SDL_RENDER_DRIVER=opengl $V 127.0.0.1::{PORT} $PIN" bash $TOOLS/measure_anchor.sh "$f" cmd "$RUNS" 2>/dev/null | med || true)
   printf '%-36s %9s %9s %9s %9s\n' "$(basename "$f" .fbs)" "$t" "$d" "$s" "$g"
 done
