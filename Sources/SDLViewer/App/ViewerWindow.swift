@@ -129,6 +129,9 @@ public final class ViewerWindow {
         SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0")
         // a full-screen viewer must stay up when Alt+Tab goes to the remote side
         SDL_SetHint(SDL_HINT_VIDEO_MINIMIZE_ON_FOCUS_LOSS, "0")
+        // before SDL_Init: SDL chains to the handler it finds and puts it back before closing
+        // its X connections, which is when a stale wake-up's error is read
+        StaleWakeups.ignore()
         guard SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) == 0 else { throw ViewerWindow.sdlError("SDL_Init") }
         defer { SDL_Quit() }
         try createWindow()
