@@ -49,7 +49,9 @@ extension ViewerWindow {
         let rflags = rotation != 0 && software ? SDL_RENDERER_SOFTWARE.rawValue | SDL_RENDERER_TARGETTEXTURE.rawValue
             : SDL_RENDERER_ACCELERATED.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue
         var made = !software || rotation != 0 ? SDL_CreateRenderer(window, -1, rflags) : nil
-        if let r = made, rotation == 0, !ViewerWindow.ownsDisplay,
+        // only where the surface is the window system's own (X11, Wayland): on KMSDRM it is
+        // SDL's emulation through a renderer
+        if let r = made, rotation == 0, ["x11", "wayland"].contains(ViewerWindow.videoDriver.lowercased()),
            ProcessInfo.processInfo.environment["SDL_RENDER_DRIVER"] == nil,
            let gl = SoftwareGL.rendererName(r), SoftwareGL.isSoftware(gl) {
             session.log("window: OpenGL here is \(gl), drawn by the CPU: drawing on the window surface instead (SDL_RENDER_DRIVER=opengl keeps OpenGL)")

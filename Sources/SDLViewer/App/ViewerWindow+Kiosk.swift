@@ -20,7 +20,7 @@ extension ViewerWindow {
 
     /// Without a window system the window is the display: it takes the display's own mode
     /// (a windowed request would switch KMSDRM to 1024x768 and letterbox).
-    static var ownsDisplay: Bool { videoDriver == "kmsdrm" }
+    static var ownsDisplay: Bool { videoDriver.lowercased() == "kmsdrm" }  // SDL names it "KMSDRM"
 
     /// Every event: a real mouse moving shows the cursor again.
     func kioskSaw(_ e: SDL_Event) {
