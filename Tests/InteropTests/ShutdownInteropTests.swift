@@ -57,7 +57,7 @@ for i in range(cycles):
     elif how == "close":
         ev = protocol.event.ClientMessage(window=w, client_type=d.intern_atom("WM_PROTOCOLS"),
                  data=(32, [d.intern_atom("WM_DELETE_WINDOW"), X.CurrentTime, 0, 0, 0]))
-        w.send_event(ev, event_mask=0); d.flush()
+        w.send_event(ev, event_mask=0); d.sync()
     else:
         time.sleep(0.05)
         w.set_input_focus(X.RevertToParent, X.CurrentTime); d.sync()

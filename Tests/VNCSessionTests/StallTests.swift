@@ -106,4 +106,36 @@ final class StallTests: XCTestCase {
         XCTAssertTrue(reason.contains("stopped answering during the handshake"), reason)
         XCTAssertLessThan(Date().timeIntervalSince(started), 3)
     }
+
+    /// Updates already read but not yet decoded are the viewer's work, not the server's
+    /// silence: a backlog that takes longer than probeAfter + deadAfter to decode must not be
+    /// called a dead connection (a flood of huge fills in one read did that).
+    func testBufferedBacklogIsNotADeadLink() throws {
+        var live = LivenessPolicy()
+        live.probeAfter = 0.1
+        live.deadAfter = 0.2
+        let t = MemoryTransport()
+        let s = session(t, live)
+        let w = Watcher(s)
+        s.start()
+        defer { s.stop(); s.waitUntilStopped(timeout: 2) }
+        XCTAssertTrue(FakeServer.handshakeNone(t, width: 1024, height: 1024))
+        XCTAssertTrue(w.wait { _, st in st == .ready })
+        // one read's worth (under 64 KiB) of whole-screen fills, then silence
+        let n = 2000
+        var batch: [UInt8] = []
+        for i in 0..<n { batch += FakeServer.rreFill(width: 1024, height: 1024, pixel: UInt32(i * 40503) & 0xffffff) }
+        XCTAssertLessThan(batch.count, 65536)
+        let started = Date()
+        t.serverSend(batch)
+        let done = w.wait(60) { ev, st in
+            st != .ready || ev.filter { $0 == .updateEnded(rects: 1) }.count >= n
+        }
+        let took = Date().timeIntervalSince(started)
+        XCTAssertTrue(done)
+        XCTAssertEqual(s.state, .ready, "after \(took) s of decoding")
+        if took < live.probeAfter + live.deadAfter {
+            throw XCTSkip("the backlog took only \(took) s to decode: too fast to show anything here")
+        }
+    }
 }

@@ -91,7 +91,7 @@ final class ZRLEDecoder: RectDecoder {
                 case 1: // solid
                     guard n - p >= cpx else { throw truncated(tx, ty) }
                     let c = pf.cpixel(data + p); p += cpx
-                    for row in 0..<th { (origin + row * stride).update(repeating: c, count: tw) }
+                    for row in 0..<th { fillPixels(origin + row * stride, c, tw) }
 
                 case 2...16: // packed palette
                     let psize = sub

@@ -3,6 +3,20 @@ import Glibc
 #endif
 import Synchronization
 
+/// Sets `count` pixels to `value`: 64 by a loop, then memcpy doubling what is done. As fast as
+/// the optimiser's loop, and still fast in debug builds, where the generic
+/// update(repeating:) costs a value-witness call per pixel (a 64-Mpixel fill took a second).
+@inline(__always) public func fillPixels(_ p: UnsafeMutablePointer<UInt32>, _ value: UInt32, _ count: Int) {
+    let head = min(count, 64)
+    for i in 0..<head { p[i] = value }
+    var done = head
+    while done < count {
+        let n = min(done, count - done)
+        memcpy(p + done, p, n * 4)
+        done += n
+    }
+}
+
 /// The decoded remote screen: one contiguous buffer of 0x00RRGGBB pixels (SDL's XRGB8888),
 /// `width` pixels per row, plus the damage recorded since the front end last took it.
 /// Guarded by `lock`: the engine holds it for one rect (or a resize) at a time, the front end
@@ -57,7 +71,7 @@ public final class Framebuffer: @unchecked Sendable {
     @inline(__always) public func fill(_ r: Rect, _ pixel: UInt32) {
         if r.area <= Framebuffer.bandPixels {
             // the common case (subrects, tiles): no bands
-            for y in r.y..<r.maxY { (pixels + y * width + r.x).update(repeating: pixel, count: r.w) }
+            for y in r.y..<r.maxY { fillPixels(pixels + y * width + r.x, pixel, r.w) }
         } else {
             fillInBands(r, pixel)
         }
@@ -68,7 +82,7 @@ public final class Framebuffer: @unchecked Sendable {
         var y = r.y
         while y < r.maxY {
             let end = min(r.maxY, y + band)
-            for row in y..<end { (pixels + row * width + r.x).update(repeating: pixel, count: r.w) }
+            for row in y..<end { fillPixels(pixels + row * width + r.x, pixel, r.w) }
             y = end
             if y < r.maxY { lock.yieldToReaders() }
         }

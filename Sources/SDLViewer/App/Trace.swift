@@ -17,4 +17,10 @@ final class PresentTrace {
         menuShown = menuUp
         FileHandle.standardError.write(Data(line.utf8))
     }
+
+    /// A named moment (window closed, quit seen), same format.
+    func mark(_ name: String) {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("viewer: trace \(name) \(String(format: "%.6f", monotonicSeconds()))\n".utf8))
+    }
 }

@@ -262,6 +262,7 @@ public final class ViewerWindow {
         kioskSaw(e)
         switch e.type {
         case SDL_QUIT.rawValue:
+            trace.mark("quit")
             quit = true
             return false
         case wake?.eventType:
@@ -286,6 +287,7 @@ public final class ViewerWindow {
         case _ where remoteInput.relative && relativePointerEvent(e) != nil:
             return true
         case SDL_WINDOWEVENT.rawValue:
+            if e.window.event == UInt8(SDL_WINDOWEVENT_CLOSE.rawValue) { trace.mark("window-close") }
             // a selection another program set while we did not own it
             if e.window.event == UInt8(SDL_WINDOWEVENT_FOCUS_GAINED.rawValue) {
                 clipboard?.localClipboardChanged(); sessionChanged(); syncLockKeys()

@@ -162,7 +162,12 @@ extension Session {
                 phaseBefore = e.phase
                 let t0 = monotonicSeconds()
                 try e.resume()
-                measureReceive(&c, wasMid: false, start: t0, end: monotonicSeconds(), bytes: 0)
+                let t1 = monotonicSeconds()
+                measureReceive(&c, wasMid: false, start: t0, end: t1, bytes: 0)
+                // a backlog is ours to decode, not the server's silence: the liveness clock
+                // (and a probe's deadline) counts from when the socket is read again
+                c.lastByte = t1
+                if c.probeSentAt != nil { c.probeSentAt = t1 }
                 continue
             }
             let (readable, woken) = wakePipe.read >= 0 ? t.waitReadable(timeout: 0.25, orWake: wakePipe.read)
