@@ -13,9 +13,14 @@ public protocol RectDecoder: AnyObject {
     func decode(rect: Rect, reader: inout ByteReader, fb: Framebuffer, pf: PixelConverter, resume: Bool) throws
     /// Connection (or recording) restarted: drop stream state.
     func reset()
+    /// The last `decode` handed the rect to a worker: its damage is added when it is retired.
+    var deferredLastRect: Bool { get }
 }
 
-extension RectDecoder { public func reset() {} }
+extension RectDecoder {
+    public func reset() {}
+    public var deferredLastRect: Bool { false }
+}
 
 /// Raw: rows of pixels. Commits per row so a large rect never needs to be buffered whole.
 final class RawDecoder: RectDecoder {

@@ -20,6 +20,10 @@ final class TightDecoder: RectDecoder {
     private var jpeg: tjhandle?
     /// TightPNG: PNG rects are allowed.
     let allowsPNG: Bool
+    /// Set by the engine when rects may decode on worker threads: JPEG rects go there.
+    var offload: JPEGOffload?
+    /// The last rect went to `offload`: its pixels and damage come when it is retired.
+    private(set) var deferredLastRect = false
 
     init(probe: LibraryProbe? = nil, png: Bool = false) {
         self.probe = probe
@@ -42,6 +46,7 @@ final class TightDecoder: RectDecoder {
     func decode(rect: Rect, reader: inout ByteReader, fb: Framebuffer, pf: PixelConverter, resume: Bool) throws {
         // One unit per rect: every byte of the rect is required before a stream is reset or fed,
         // since zlib state cannot be rewound.
+        deferredLastRect = false
         let ctl = try reader.u8()
         let resets = ctl & 0x0f
         let type = Int(ctl >> 4)
@@ -274,6 +279,11 @@ final class TightDecoder: RectDecoder {
         }
         guard Int(w) == rect.w && Int(h) == rect.h else {
             throw ProtocolError("Tight rect \(rect): JPEG is \(w)x\(h), not the rect's \(rect.w)x\(rect.h)")
+        }
+        if let offload {
+            try offload.submit(rect: rect, data: data, length: length, fb: fb)
+            deferredLastRect = true
+            return
         }
         // Straight into the framebuffer: BGRX in memory is its 0x00RRGGBB little-endian layout.
         let dst = UnsafeMutableRawPointer(fb.row(rect.y) + rect.x).assumingMemoryBound(to: UInt8.self)

@@ -100,6 +100,8 @@ public final class ClientEngine: SecurityContext {
     var tapNeedsLastRect = false
     var tapServerLastRect = false
     var decoders: [Int32: RectDecoder]
+    /// Workers for Tight JPEG rects (settings.decodeThreads > 1).
+    var offload: JPEGOffload?
     lazy var clipboard = ExtendedClipboardState(limit: settings.clipboardByteLimit)
     /// Set when the server announced the Extended Clipboard (UTF-8 cut text).
     public var extendedClipboard: Bool { clipboard.active }
@@ -141,6 +143,11 @@ public final class ClientEngine: SecurityContext {
         self.settings = settings
         converter = PixelConverter(format: settings.pixelFormat)
         decoders = makeDecoders(probe: probe)
+        if settings.decodeThreads > 1 {
+            let o = JPEGOffload(workers: settings.decodeThreads)
+            offload = o
+            for enc in [Encoding.tight, Encoding.tightPNG] { (decoders[enc] as? TightDecoder)?.offload = o }
+        }
     }
 
     /// Everything to send, encrypted when a security channel runs.
@@ -347,7 +354,9 @@ public final class ClientEngine: SecurityContext {
             // the lock is held for this rect only: the front end reads between rects
             try fb.lock.withWriterLock {
                 try dec.decode(rect: rect, reader: &r, fb: fb, pf: converter, resume: resume)
-                fb.addDamage(rect)
+                if !dec.deferredLastRect { fb.addDamage(rect) }
+                // the update's last rect: rects still on workers are copied in before it ends
+                if rectsLeft == 1, let o = offload, o.hasPending { try o.drain(fb) }
             }
             stats.pixels += rect.area
             workDone += rect.area

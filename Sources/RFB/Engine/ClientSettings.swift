@@ -7,6 +7,9 @@ public struct ClientSettings: Sendable {
     public var encodings: [Int32] = Encoding.defaultPreference
     /// True when the user named the encodings (`--encodings`): sent exactly as given.
     public var encodingsNamedByUser = false
+    /// Threads that decode: 1 decodes everything on the engine's thread, as it always did; more
+    /// sends Tight JPEG rects to that many workers (JPEGOffload).
+    public var decodeThreads = 1
     /// Tight JPEG quality 0–9; nil asks for lossless.
     public var jpegQuality: Int? = nil
     /// Compression level 0–9; nil leaves the server's default.

@@ -78,6 +78,12 @@ extension ClientEngine {
     func beginRect(_ rect: Rect, _ enc: Int32, _ r: inout ByteReader) throws {
         guard let fb = framebuffer else { throw ProtocolError("internal: update before ServerInit") }
         stats.rects += 1
+        // rects on workers land first when this one could see or overwrite them: a CopyRect
+        // (its source), an overlap, a pseudo-encoding (a resize frees the pixels; events keep
+        // their order), LastRect (the update ends)
+        if let o = offload, o.hasPending, enc == Encoding.copyRect || decoders[enc] == nil || o.overlapsPending(rect) {
+            try fb.lock.withWriterLock { try o.drain(fb) }
+        }
         switch enc {
         case Encoding.lastRect:
             tapServerLastRect = true

@@ -1,0 +1,129 @@
+import CTurboJPEG
+import Dispatch
+import Synchronization
+
+/// Tight JPEG rects decompressed on worker threads: the first step of parallel decoding
+/// (docs/design/parallel-decoding.md). JPEG is most of a lossy Tight session's CPU, and its
+/// rects are self-delimiting and share no zlib stream, so the session thread can parse on and
+/// decode the other rects while workers decompress into buffers of their own.
+///
+/// Results reach the framebuffer in arrival order, on the session thread under the writer lock,
+/// at the next barrier: a rect overlapping one still pending, a CopyRect, a pseudo-encoding,
+/// the last rect of the update (`ClientEngine`). So at every update end the pixels, damage and
+/// events are those of the sequential path; a rect's damage is added with its pixels.
+///
+/// Threads: `pending` and its counters belong to the session thread. A job's output fields are
+/// written by one worker before `done.signal()` and read after `done.wait()`.
+final class JPEGOffload: @unchecked Sendable {
+    /// Jobs in flight at most, per worker (TigerVNC keeps 2 buffers per decoding thread).
+    static let jobsPerWorker = 2
+    /// Decoded pixels (4 bytes each) plus compressed bytes in flight at most: a stream of huge
+    /// JPEG rects waits for the workers instead of growing memory.
+    static let maxPendingBytes = 64 << 20
+
+    final class Job: @unchecked Sendable {
+        let rect: Rect
+        let data: UnsafeMutablePointer<UInt8>
+        let length: Int
+        let pixels: UnsafeMutablePointer<UInt32>
+        var cost: Int { rect.area * 4 + length }
+        /// Set by the worker: the decoder's message when decompression failed.
+        var failure: String?
+        let done = DispatchSemaphore(value: 0)
+
+        init(rect: Rect, data: UnsafePointer<UInt8>, length: Int) {
+            self.rect = rect
+            self.length = length
+            self.data = .allocate(capacity: max(1, length))
+            self.data.update(from: data, count: length)
+            pixels = .allocate(capacity: max(1, rect.area))
+        }
+        deinit { data.deallocate(); pixels.deallocate() }
+    }
+
+    let workers: Int
+    private let queue = DispatchQueue(label: "farcast.jpeg", attributes: .concurrent)
+    /// Decompressors no worker is using (one TurboJPEG handle per concurrent job).
+    private let idle = Mutex<[Decompressor]>([])
+    /// A TurboJPEG handle, used by one worker at a time (taken from and returned to `idle`).
+    struct Decompressor: @unchecked Sendable { let handle: UnsafeMutableRawPointer }
+    private var pending: [Job] = []
+    private var pendingBytes = 0
+
+    /// No library probe here: its clock is the session thread's (the bench notes that the
+    /// JPEG time of offloaded rects is not in its library figure).
+    init(workers: Int) {
+        self.workers = max(1, workers)
+    }
+
+    deinit {
+        // jobs still running hold their own buffers; the handles are ours
+        for d in idle.withLock({ $0 }) { tjDestroy(d.handle) }
+    }
+
+    var hasPending: Bool { !pending.isEmpty }
+    /// Jobs and bytes queued or decoding (tests check the caps).
+    var inFlight: (jobs: Int, bytes: Int) { (pending.count, pendingBytes) }
+
+    func overlapsPending(_ r: Rect) -> Bool {
+        pending.contains { !$0.rect.intersection(r).isEmpty }
+    }
+
+    /// Queues the JPEG `data` of `rect` (header already checked against the rect). Caller
+    /// holds the framebuffer's writer lock: making room may copy finished rects into `fb`.
+    func submit(rect: Rect, data: UnsafePointer<UInt8>, length: Int, fb: Framebuffer) throws {
+        let cost = rect.area * 4 + length
+        while !pending.isEmpty
+                && (pending.count >= workers * JPEGOffload.jobsPerWorker || pendingBytes + cost > JPEGOffload.maxPendingBytes) {
+            try retireOldest(fb)
+        }
+        let job = Job(rect: rect, data: data, length: length)
+        pending.append(job)
+        pendingBytes += cost
+        queue.async { [self] in decompress(job) }
+    }
+
+    /// Copies every finished rect into `fb` in arrival order; the first failure is thrown and
+    /// the jobs after it are dropped. Caller holds the framebuffer's writer lock.
+    func drain(_ fb: Framebuffer) throws {
+        while !pending.isEmpty { try retireOldest(fb) }
+    }
+
+    private func retireOldest(_ fb: Framebuffer) throws {
+        let job = pending.removeFirst()
+        pendingBytes -= job.cost
+        job.done.wait()
+        if let why = job.failure {
+            pending.removeAll()
+            pendingBytes = 0
+            throw ProtocolError(why)
+        }
+        let r = job.rect
+        guard fb.contains(r) else { throw ProtocolError("internal: JPEG rect \(r) outside the framebuffer") }
+        for row in 0..<r.h {
+            let d = fb.row(r.y + row) + r.x, s = job.pixels + row * r.w
+            // TurboJPEG fills the X byte with 0xff; the framebuffer's pixels keep it zero
+            for x in 0..<r.w { d[x] = s[x] & 0x00ff_ffff }
+        }
+        fb.addDamage(r)
+    }
+
+    /// On a worker.
+    private func decompress(_ job: Job) {
+        defer { job.done.signal() }
+        guard let h = idle.withLock({ $0.popLast()?.handle }) ?? tjInitDecompress() else {
+            job.failure = "Tight rect \(job.rect): could not start the JPEG decompressor"
+            return
+        }
+        defer { idle.withLock { $0.append(Decompressor(handle: h)) } }
+        let r = job.rect
+        let dst = UnsafeMutableRawPointer(job.pixels).assumingMemoryBound(to: UInt8.self)
+        let rc = tjDecompress2(h, job.data, UInt(job.length), dst, Int32(r.w), Int32(r.w * 4), Int32(r.h),
+                               Int32(TJPF_BGRX.rawValue), 0)
+        // warnings (e.g. a truncated scan) still leave an image, as on the sequential path
+        if rc != 0 && tjGetErrorCode(h) != Int32(TJERR_WARNING.rawValue) {
+            let why = tjGetErrorStr2(h).map { String(cString: $0) } ?? "unknown error"
+            job.failure = "Tight rect \(r): JPEG decoding failed (\(why))"
+        }
+    }
+}

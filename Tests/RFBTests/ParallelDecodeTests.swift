@@ -1,0 +1,140 @@
+import CTurboJPEG
+import XCTest
+@testable import RFB
+
+/// Tight JPEG rects on worker threads (JPEGOffload) must leave exactly the framebuffer the
+/// sequential path leaves, at every point between messages, and fail with the same message.
+final class ParallelDecodeTests: XCTestCase {
+    typealias Rng = RobustnessTests.Rng
+
+    func engine(threads: Int) -> ClientEngine {
+        var s = ClientSettings()
+        s.password = Array("recorded".utf8)
+        s.decodeThreads = threads
+        return ClientEngine(settings: s)
+    }
+
+    func betweenMessages(_ e: ClientEngine) -> Bool {
+        if case .messageType = e.state { return true }
+        return false
+    }
+
+    /// Both engines fed the same random chunks; wherever both stand between messages their
+    /// framebuffers are byte for byte the same. Returns how many points were compared.
+    @discardableResult
+    func compare(_ stream: [UInt8], threads: Int, seed: UInt64, file: String) throws -> Int {
+        let a = engine(threads: 1), b = engine(threads: threads)
+        var rng = Rng(s: seed)
+        var off = 0, points = 0
+        try stream.withUnsafeBytes { buf in
+            guard let base = buf.baseAddress else { return }
+            while off < stream.count {
+                let n = min(stream.count - off, 1 + rng.int(rng.int(4) == 0 ? 64 : 70000))
+                try a.feed(base + off, count: n)
+                try b.feed(base + off, count: n)
+                off += n
+                _ = a.takeOutput(); _ = b.takeOutput()
+                let ea = a.takeEvents(), eb = b.takeEvents()
+                XCTAssertEqual(ea.count, eb.count, "\(file): events at byte \(off)")
+                guard betweenMessages(a), betweenMessages(b), let fa = a.framebuffer, let fb = b.framebuffer else { continue }
+                XCTAssertEqual(fa.width, fb.width); XCTAssertEqual(fa.height, fb.height)
+                let same = memcmp(fa.pixels, fb.pixels, fa.width * fa.height * 4) == 0
+                XCTAssertTrue(same, "\(file): framebuffers differ at byte \(off) with \(threads) threads")
+                if !same { return }
+                points += 1
+            }
+        }
+        XCTAssertEqual(a.stats.updates, b.stats.updates, file)
+        XCTAssertEqual(a.stats.pixels, b.stats.pixels, file)
+        return points
+    }
+
+    func testEveryRecordingDecodesTheSameOnWorkers() throws {
+        let dir = RobustnessTests.corpus
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path).filter({ $0.hasSuffix(".fbs") }).sorted(),
+              !names.isEmpty else { throw XCTSkip("no corpus at \(dir.path)") }
+        for name in names {
+            guard let d = FileManager.default.contents(atPath: dir.appendingPathComponent(name).path) else { continue }
+            let rec = try FBSRecording(bytes: [UInt8](d))
+            let points = try compare(rec.stream, threads: 2, seed: 7, file: name)
+            XCTAssertGreaterThan(points, 0, name)
+        }
+    }
+
+    func testTheLossyRecordingsOnFourWorkers() throws {
+        for name in ["xvnc-tight-q8-desktop-1080p.fbs", "xvnc-tight-q8-text-1080p.fbs"] {
+            guard let d = FileManager.default.contents(atPath: RobustnessTests.corpus.appendingPathComponent(name).path) else {
+                throw XCTSkip("no \(name)")
+            }
+            try compare(try FBSRecording(bytes: [UInt8](d)).stream, threads: 4, seed: 11, file: name)
+        }
+    }
+
+    // MARK: hand-made updates
+
+    func picture(_ w: Int, _ h: Int, _ k: UInt32) -> [UInt32] {
+        (0..<(w * h)).map { i in UInt32(truncatingIfNeeded: (i % w) * 0x0301 &+ (i / w) * 0x020100 &+ Int(k) * 0x10305) & 0xffffff }
+    }
+
+    func jpegRect(_ x: Int, _ y: Int, _ w: Int, _ h: Int, k: UInt32) -> [UInt8] {
+        let j = makeJPEG(picture(w, h, k), w: w, h: h).jpeg
+        return S.rect(x, y, w, h, Encoding.tight, [0x90] + TightWire.compact(j.count) + j)
+    }
+
+    func fill(_ x: Int, _ y: Int, _ w: Int, _ h: Int, _ c: UInt32) -> [UInt8] {
+        S.rect(x, y, w, h, Encoding.tight, [0x80] + TightWire.rgb(c))
+    }
+
+    /// JPEG rects, then a fill over one of them, a CopyRect out of another, a JPEG over a
+    /// JPEG still pending, a cursor between: each ordering barrier once, whole and drip-fed.
+    func testOverlapsCopiesAndPseudoRectsKeepTheirOrder() throws {
+        let w = 64, h = 48
+        var bytes = S.hello(w: w, h: h)
+        bytes += S.update([
+            jpegRect(0, 0, 32, 24, k: 1), jpegRect(32, 0, 32, 24, k: 2), jpegRect(0, 24, 32, 24, k: 3),
+            fill(8, 8, 8, 8, 0x123456),                              // over the first, still pending
+            jpegRect(32, 24, 32, 24, k: 4), jpegRect(40, 28, 16, 16, k: 5),   // a JPEG over a pending JPEG
+            S.rect(0, 40, 16, 8, Encoding.copyRect, be16(36) + be16(4)),      // out of the second
+            S.rect(0, 0, 0, 0, Encoding.cursor),                     // an empty cursor: a pseudo-rect
+            jpegRect(16, 16, 32, 16, k: 6),
+        ])
+        bytes += S.update([jpegRect(0, 0, 64, 48, k: 7), fill(60, 44, 4, 4, 0xabcdef)], count: 0xffff)
+            + S.rect(0, 0, 0, 0, Encoding.lastRect)
+        for seed: UInt64 in [1, 2, 3] { try compare(bytes, threads: 2, seed: seed, file: "hand-made") }
+        let a = engine(threads: 1), b = engine(threads: 3)
+        for byte in bytes { try a.feed([byte]); try b.feed([byte]) }
+        XCTAssertEqual(a.framebuffer?.snapshotPixels(), b.framebuffer?.snapshotPixels())
+    }
+
+    /// A broken JPEG among good ones fails the connection with the sequential path's message.
+    func testABrokenJPEGFailsAsItWouldInOrder() throws {
+        var bad = makeJPEG(picture(32, 16, 9), w: 32, h: 16).jpeg
+        for i in (bad.count / 2)..<(bad.count - 2) { bad[i] = 0xff }   // markers where data should be
+        let badRect = S.rect(0, 16, 32, 16, Encoding.tight, [0x90] + TightWire.compact(bad.count) + bad)
+        let bytes = S.hello(w: 64, h: 32) + S.update([jpegRect(0, 0, 32, 16, k: 1), badRect, jpegRect(32, 0, 32, 32, k: 2)])
+        func failure(_ threads: Int) -> String? {
+            let e = engine(threads: threads)
+            do { try e.feed(bytes) } catch { return "\(error)" }
+            return nil
+        }
+        let one = failure(1), two = failure(2)
+        XCTAssertEqual(one, two)
+        if one == nil { throw XCTSkip("TurboJPEG took the damaged JPEG as a warning: nothing to compare") }
+    }
+
+    /// Many huge JPEG rects: work in flight stays within the offload's byte and job caps.
+    func testWorkInFlightIsBounded() throws {
+        let o = JPEGOffload(workers: 2)
+        let fb = Framebuffer(width: 512, height: 512)
+        let j = makeJPEG(picture(512, 512, 3), w: 512, h: 512).jpeg
+        try fb.lock.withWriterLock {
+            for _ in 0..<40 {
+                try j.withUnsafeBufferPointer { try o.submit(rect: fb.bounds, data: $0.baseAddress!, length: j.count, fb: fb) }
+                XCTAssertLessThanOrEqual(o.inFlight.jobs, 2 * JPEGOffload.jobsPerWorker)
+                XCTAssertLessThanOrEqual(o.inFlight.bytes, JPEGOffload.maxPendingBytes)
+            }
+            try o.drain(fb)
+        }
+        XCTAssertEqual(o.inFlight.jobs, 0)
+    }
+}
