@@ -1,6 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CTurboJPEG
 import Dispatch
-import Synchronization
 
 /// Tight JPEG rects decompressed on worker threads: the first step of parallel decoding
 /// (docs/design/parallel-decoding.md). JPEG is most of a lossy Tight session's CPU, and its
@@ -44,9 +46,10 @@ final class JPEGOffload: @unchecked Sendable {
     let workers: Int
     private let queue = DispatchQueue(label: "farcast.jpeg", attributes: .concurrent)
     /// Decompressors no worker is using (one TurboJPEG handle per concurrent job).
-    private let idle = Mutex<[Decompressor]>([])
-    /// A TurboJPEG handle, used by one worker at a time (taken from and returned to `idle`).
-    struct Decompressor: @unchecked Sendable { let handle: UnsafeMutableRawPointer }
+    /// Guarded by `idleLock`, a pthread mutex as FramebufferLock's: ThreadSanitizer sees it
+    /// (Synchronization's Mutex waits on futexes it does not know of).
+    private var idle: [UnsafeMutableRawPointer] = []
+    private let idleLock: UnsafeMutablePointer<pthread_mutex_t>
     private var pending: [Job] = []
     private var pendingBytes = 0
 
@@ -54,11 +57,22 @@ final class JPEGOffload: @unchecked Sendable {
     /// JPEG time of offloaded rects is not in its library figure).
     init(workers: Int) {
         self.workers = max(1, workers)
+        idleLock = .allocate(capacity: 1)
+        idleLock.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(idleLock, nil)
     }
 
     deinit {
-        // jobs still running hold their own buffers; the handles are ours
-        for d in idle.withLock({ $0 }) { tjDestroy(d.handle) }
+        // a running job keeps the offload alive (its closure holds self): none runs now
+        for h in idle { tjDestroy(h) }
+        pthread_mutex_destroy(idleLock)
+        idleLock.deallocate()
+    }
+
+    private func withIdle<T>(_ body: (inout [UnsafeMutableRawPointer]) -> T) -> T {
+        pthread_mutex_lock(idleLock)
+        defer { pthread_mutex_unlock(idleLock) }
+        return body(&idle)
     }
 
     var hasPending: Bool { !pending.isEmpty }
@@ -111,11 +125,11 @@ final class JPEGOffload: @unchecked Sendable {
     /// On a worker.
     private func decompress(_ job: Job) {
         defer { job.done.signal() }
-        guard let h = idle.withLock({ $0.popLast()?.handle }) ?? tjInitDecompress() else {
+        guard let h = withIdle({ $0.popLast() }) ?? tjInitDecompress() else {
             job.failure = "Tight rect \(job.rect): could not start the JPEG decompressor"
             return
         }
-        defer { idle.withLock { $0.append(Decompressor(handle: h)) } }
+        defer { withIdle { $0.append(h) } }
         let r = job.rect
         let dst = UnsafeMutableRawPointer(job.pixels).assumingMemoryBound(to: UInt8.self)
         let rc = tjDecompress2(h, job.data, UInt(job.length), dst, Int32(r.w), Int32(r.w * 4), Int32(r.h),
