@@ -42,6 +42,11 @@ struct BenchCommand: ParsableCommand {
         }
     }
 
+    func validate() throws {
+        // the library clock is the decoding thread's: workers would race on it
+        if split && threads > 1 { throw ValidationError("--split measures one decoding thread: leave out --threads, or give --threads 1") }
+    }
+
     func run() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -2,16 +2,20 @@ import CTurboJPEG
 import XCTest
 @testable import RFB
 
-/// Tight JPEG rects on worker threads (JPEGOffload) must leave exactly the framebuffer the
+/// Tight JPEG rects on worker threads (TightOffload) must leave exactly the framebuffer the
 /// sequential path leaves, at every point between messages, and fail with the same message.
 final class ParallelDecodeTests: XCTestCase {
     typealias Rng = RobustnessTests.Rng
 
-    func engine(threads: Int) -> ClientEngine {
+    /// `everything`: every Tight rect goes to the workers, however small (the corpus runs use
+    /// both this and the size threshold).
+    func engine(threads: Int, everything: Bool = false) -> ClientEngine {
         var s = ClientSettings()
         s.password = Array("recorded".utf8)
         s.decodeThreads = threads
-        return ClientEngine(settings: s)
+        let e = ClientEngine(settings: s)
+        if everything { e.offload?.minPixels = 0 }
+        return e
     }
 
     func betweenMessages(_ e: ClientEngine) -> Bool {
@@ -22,8 +26,8 @@ final class ParallelDecodeTests: XCTestCase {
     /// Both engines fed the same random chunks; wherever both stand between messages their
     /// framebuffers are byte for byte the same. Returns how many points were compared.
     @discardableResult
-    func compare(_ stream: [UInt8], threads: Int, seed: UInt64, file: String) throws -> Int {
-        let a = engine(threads: 1), b = engine(threads: threads)
+    func compare(_ stream: [UInt8], threads: Int, seed: UInt64, file: String, everything: Bool = true) throws -> Int {
+        let a = engine(threads: 1), b = engine(threads: threads, everything: everything)
         var rng = Rng(s: seed)
         var off = 0, points = 0
         try stream.withUnsafeBytes { buf in
@@ -56,8 +60,10 @@ final class ParallelDecodeTests: XCTestCase {
         for name in names {
             guard let d = FileManager.default.contents(atPath: dir.appendingPathComponent(name).path) else { continue }
             let rec = try FBSRecording(bytes: [UInt8](d))
-            let points = try compare(rec.stream, threads: 2, seed: 7, file: name)
-            XCTAssertGreaterThan(points, 0, name)
+            for everything in [true, false] {
+                let points = try compare(rec.stream, threads: 2, seed: 7, file: name, everything: everything)
+                XCTAssertGreaterThan(points, 0, name)
+            }
         }
     }
 
@@ -100,8 +106,17 @@ final class ParallelDecodeTests: XCTestCase {
         ])
         bytes += S.update([jpegRect(0, 0, 64, 48, k: 7), fill(60, 44, 4, 4, 0xabcdef)], count: 0xffff)
             + S.rect(0, 0, 0, 0, Encoding.lastRect)
+        // basic rects on streams 0 and 1, the second stream reset in the middle (a new deflater)
+        let z0 = Deflater(), z1 = Deflater(), z1b = Deflater()
+        func basic(_ x: Int, _ y: Int, k: UInt32, stream: Int, _ z: Deflater, reset: UInt8 = 0) -> [UInt8] {
+            let raw = picture(32, 24, k).flatMap(TightWire.rgb)
+            return S.rect(x, y, 32, 24, Encoding.tight, [UInt8(stream << 4) | reset] + TightWire.data(raw, z))
+        }
+        bytes += S.update([basic(0, 0, k: 8, stream: 0, z0), basic(32, 0, k: 9, stream: 1, z1),
+                           basic(0, 24, k: 10, stream: 0, z0), basic(32, 24, k: 11, stream: 1, z1b, reset: 0x02),
+                           fill(4, 4, 8, 8, 0x654321), basic(0, 0, k: 12, stream: 0, z0)])
         for seed: UInt64 in [1, 2, 3] { try compare(bytes, threads: 2, seed: seed, file: "hand-made") }
-        let a = engine(threads: 1), b = engine(threads: 3)
+        let a = engine(threads: 1), b = engine(threads: 3, everything: true)
         for byte in bytes { try a.feed([byte]); try b.feed([byte]) }
         XCTAssertEqual(a.framebuffer?.snapshotPixels(), b.framebuffer?.snapshotPixels())
     }
@@ -113,7 +128,7 @@ final class ParallelDecodeTests: XCTestCase {
         let badRect = S.rect(0, 16, 32, 16, Encoding.tight, [0x90] + TightWire.compact(bad.count) + bad)
         let bytes = S.hello(w: 64, h: 32) + S.update([jpegRect(0, 0, 32, 16, k: 1), badRect, jpegRect(32, 0, 32, 32, k: 2)])
         func failure(_ threads: Int) -> String? {
-            let e = engine(threads: threads)
+            let e = engine(threads: threads, everything: true)
             do { try e.feed(bytes) } catch { return "\(error)" }
             return nil
         }
@@ -124,14 +139,14 @@ final class ParallelDecodeTests: XCTestCase {
 
     /// Many huge JPEG rects: work in flight stays within the offload's byte and job caps.
     func testWorkInFlightIsBounded() throws {
-        let o = JPEGOffload(workers: 2)
+        let o = TightOffload(workers: 2)
         let fb = Framebuffer(width: 512, height: 512)
         let j = makeJPEG(picture(512, 512, 3), w: 512, h: 512).jpeg
         try fb.lock.withWriterLock {
             for _ in 0..<40 {
-                try j.withUnsafeBufferPointer { try o.submit(rect: fb.bounds, data: $0.baseAddress!, length: j.count, fb: fb) }
-                XCTAssertLessThanOrEqual(o.inFlight.jobs, 2 * JPEGOffload.jobsPerWorker)
-                XCTAssertLessThanOrEqual(o.inFlight.bytes, JPEGOffload.maxPendingBytes)
+                try j.withUnsafeBufferPointer { try o.submitJPEG(rect: fb.bounds, data: $0.baseAddress!, length: j.count, fb: fb) }
+                XCTAssertLessThanOrEqual(o.inFlight.jobs, 2 * TightOffload.jobsPerWorker)
+                XCTAssertLessThanOrEqual(o.inFlight.bytes, TightOffload.maxPendingBytes)
             }
             try o.drain(fb)
         }

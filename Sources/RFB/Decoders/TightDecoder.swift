@@ -9,9 +9,10 @@ final class TightDecoder: RectDecoder {
     static let fillType = 0x8, jpegType = 0x9, pngType = 0xA
     static let filterCopy = 0, filterPalette = 1, filterGradient = 2
 
-    private let streams: [ZStream]
+    /// The connection's four streams; shared with the lanes' decoders when rects go to workers.
+    let streams: [ZStream]
     private let probe: LibraryProbe?
-    private let scratch = ScratchBuffer()
+    let scratch = ScratchBuffer()
     /// 256 entries: an 8-bit index can never leave the table; indices past the palette are checked per rect.
     private let palette: UnsafeMutablePointer<UInt32>
     /// Gradient filter: the previous row's reconstructed components, 3 per pixel.
@@ -20,15 +21,19 @@ final class TightDecoder: RectDecoder {
     private var jpeg: tjhandle?
     /// TightPNG: PNG rects are allowed.
     let allowsPNG: Bool
-    /// Set by the engine when rects may decode on worker threads: JPEG rects go there.
-    var offload: JPEGOffload?
+    /// Set by the engine when rects may decode on worker threads (TightDecoder+Offload).
+    var offload: TightOffload? {
+        didSet { lanes = offload == nil ? [] : (0..<4).map { _ in Lane(allowsPNG: allowsPNG, streams: streams) } }
+    }
+    /// One per zlib stream while `offload` is set.
+    var lanes: [Lane] = []
     /// The last rect went to `offload`: its pixels and damage come when it is retired.
-    private(set) var deferredLastRect = false
+    var deferredLastRect = false
 
-    init(probe: LibraryProbe? = nil, png: Bool = false) {
+    init(probe: LibraryProbe? = nil, png: Bool = false, streams: [ZStream]? = nil) {
         self.probe = probe
         allowsPNG = png
-        streams = (0..<4).map { _ in ZStream(probe: probe) }
+        self.streams = streams ?? (0..<4).map { _ in ZStream(probe: probe) }
         palette = .allocate(capacity: 256)
         palette.initialize(repeating: 0, count: 256)
         gradientCapacity = 64 * 3
@@ -47,6 +52,8 @@ final class TightDecoder: RectDecoder {
         // One unit per rect: every byte of the rect is required before a stream is reset or fed,
         // since zlib state cannot be rewound.
         deferredLastRect = false
+        // nothing in flight (an update ended): the lanes are idle again once their resets ran
+        if let offload, !offload.hasPending { for i in lanes.indices { settleLane(i) } }
         let ctl = try reader.u8()
         let resets = ctl & 0x0f
         let type = Int(ctl >> 4)
@@ -71,6 +78,7 @@ final class TightDecoder: RectDecoder {
 
     func applyResets(_ bits: UInt8) {
         if bits == 0 { return }
+        if !lanes.isEmpty { return resetOnLanes(bits) }
         for i in 0..<4 where bits & (1 << i) != 0 { streams[i].reset() }
     }
 
@@ -114,6 +122,14 @@ final class TightDecoder: RectDecoder {
             }
             let compressed = try reader.bytes(length)
             applyResets(resets)
+            if !lanes.isEmpty, let offload, wantsLane(streamId, rect) {
+                let colours = paletteBytes.map { Array(UnsafeBufferPointer(start: $0, count: paletteSize * tpx)) } ?? []
+                try submitBasic(offload, rect: rect, fb: fb, pf: pf, data: compressed, length: length,
+                                plan: BasicPlan(stream: streamId, filter: filter, colours: colours, count: paletteSize,
+                                                rowSize: rowSize, dataSize: dataSize))
+                return
+            }
+            settleLane(streamId)
             try streams[streamId].inflateExactly(compressed, count: length, into: scratch, size: dataSize,
                                                  what: "Tight rect \(rect) zlib stream \(streamId)")
             data = UnsafePointer(scratch.pointer)
@@ -129,7 +145,7 @@ final class TightDecoder: RectDecoder {
         }
     }
 
-    private func drawCopy(rect: Rect, fb: Framebuffer, pf: PixelConverter, data: UnsafePointer<UInt8>, rowSize: Int) {
+    func drawCopy(rect: Rect, fb: Framebuffer, pf: PixelConverter, data: UnsafePointer<UInt8>, rowSize: Int) {
         if pf.tightRGB {
             for row in 0..<rect.h {
                 var s = data + row * rowSize
@@ -145,8 +161,9 @@ final class TightDecoder: RectDecoder {
         }
     }
 
-    private func drawPalette(rect: Rect, fb: Framebuffer, pf: PixelConverter, colours: UnsafePointer<UInt8>, count: Int,
-                             data: UnsafePointer<UInt8>, rowSize: Int) throws {
+    /// `label`: the rect named in messages (a worker draws at (0, 0) of a buffer of its own).
+    func drawPalette(rect: Rect, fb: Framebuffer, pf: PixelConverter, colours: UnsafePointer<UInt8>, count: Int,
+                     data: UnsafePointer<UInt8>, rowSize: Int, label: Rect? = nil) throws {
         let tpx = pf.tpixelSize
         let pal = palette
         for i in 0..<count { pal[i] = pf.tpixel(colours + i * tpx) }
@@ -162,7 +179,7 @@ final class TightDecoder: RectDecoder {
                     for i in 0..<(rowSize - 1) { bits |= s[i] }
                     bits |= s[rowSize - 1] & tailMask
                     if bits != 0 {
-                        throw ProtocolError("Tight rect \(rect): palette index 1 past the 1-colour palette")
+                        throw ProtocolError("Tight rect \(label ?? rect): palette index 1 past the 1-colour palette")
                     }
                 }
             }
@@ -197,13 +214,13 @@ final class TightDecoder: RectDecoder {
                 }
             }
             if Int(top) >= count {
-                throw ProtocolError("Tight rect \(rect): palette index \(top) past the \(count)-colour palette")
+                throw ProtocolError("Tight rect \(label ?? rect): palette index \(top) past the \(count)-colour palette")
             }
         }
     }
 
     /// Gradient filter: each component is a delta against clamp(left + above - above-left, 0, max).
-    private func drawGradient(rect: Rect, fb: Framebuffer, pf: PixelConverter, data: UnsafePointer<UInt8>) {
+    func drawGradient(rect: Rect, fb: Framebuffer, pf: PixelConverter, data: UnsafePointer<UInt8>) {
         let w = rect.w
         if gradientCapacity < w * 3 {
             gradientRow.deallocate()
@@ -280,8 +297,8 @@ final class TightDecoder: RectDecoder {
         guard Int(w) == rect.w && Int(h) == rect.h else {
             throw ProtocolError("Tight rect \(rect): JPEG is \(w)x\(h), not the rect's \(rect.w)x\(rect.h)")
         }
-        if let offload {
-            try offload.submit(rect: rect, data: data, length: length, fb: fb)
+        if let offload, rect.area >= offload.minPixels {
+            try offload.submitJPEG(rect: rect, data: data, length: length, fb: fb)
             deferredLastRect = true
             return
         }

@@ -101,7 +101,7 @@ public final class ClientEngine: SecurityContext {
     var tapServerLastRect = false
     var decoders: [Int32: RectDecoder]
     /// Workers for Tight JPEG rects (settings.decodeThreads > 1).
-    var offload: JPEGOffload?
+    var offload: TightOffload?
     lazy var clipboard = ExtendedClipboardState(limit: settings.clipboardByteLimit)
     /// Set when the server announced the Extended Clipboard (UTF-8 cut text).
     public var extendedClipboard: Bool { clipboard.active }
@@ -144,7 +144,7 @@ public final class ClientEngine: SecurityContext {
         converter = PixelConverter(format: settings.pixelFormat)
         decoders = makeDecoders(probe: probe)
         if settings.decodeThreads > 1 {
-            let o = JPEGOffload(workers: settings.decodeThreads)
+            let o = TightOffload(workers: settings.decodeThreads)
             offload = o
             for enc in [Encoding.tight, Encoding.tightPNG] { (decoders[enc] as? TightDecoder)?.offload = o }
         }
