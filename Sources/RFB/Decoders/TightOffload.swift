@@ -42,7 +42,7 @@ final class TightOffload: @unchecked Sendable {
             self.length = length
             self.data = .allocate(capacity: max(1, length))
             self.data.update(from: data, count: length)
-            out = Framebuffer(width: rect.w, height: rect.h)
+            out = Framebuffer(scratchWidth: rect.w, height: rect.h)
         }
         deinit { data.deallocate() }
         var local: Rect { Rect(x: 0, y: 0, w: rect.w, h: rect.h) }
@@ -130,11 +130,7 @@ final class TightOffload: @unchecked Sendable {
         }
         let r = job.rect
         guard fb.contains(r) else { throw ProtocolError("internal: Tight rect \(r) outside the framebuffer") }
-        for row in 0..<r.h {
-            let d = fb.row(r.y + row) + r.x, s = job.out.row(row)
-            // TurboJPEG fills the X byte with 0xff; the framebuffer's pixels keep it zero
-            for x in 0..<r.w { d[x] = s[x] & 0x00ff_ffff }
-        }
+        for row in 0..<r.h { (fb.row(r.y + row) + r.x).update(from: job.out.row(row), count: r.w) }
         fb.addDamage(r)
     }
 
@@ -160,7 +156,11 @@ final class TightOffload: @unchecked Sendable {
         if rc != 0 && tjGetErrorCode(h) != Int32(TJERR_WARNING.rawValue) {
             let why = tjGetErrorStr2(h).map { String(cString: $0) } ?? "unknown error"
             job.failure = "Tight rect \(r): JPEG decoding failed (\(why))"
+            return
         }
+        // TurboJPEG fills the X byte with 0xff; the framebuffer's pixels keep it zero
+        let p = job.out.pixels
+        for i in 0..<r.area { p[i] &= 0x00ff_ffff }
     }
 }
 

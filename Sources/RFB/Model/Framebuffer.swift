@@ -36,6 +36,12 @@ public final class Framebuffer: @unchecked Sendable {
         pixels = .allocate(capacity: max(1, self.width * self.height))
         pixels.initialize(repeating: 0, count: max(1, self.width * self.height))
     }
+
+    /// Pixels left as allocated: for a worker's rect buffer, which its decoder fills whole.
+    init(scratchWidth width: Int, height: Int) {
+        self.width = max(0, width); self.height = max(0, height)
+        pixels = .allocate(capacity: max(1, self.width * self.height))
+    }
     deinit { pixels.deallocate() }
 
     public var bounds: Rect { Rect(x: 0, y: 0, w: width, h: height) }
