@@ -81,7 +81,7 @@ extension ClientEngine {
         // rects on workers land first when this one could see or overwrite them: a CopyRect
         // (its source), an overlap, a pseudo-encoding (a resize frees the pixels; events keep
         // their order), LastRect (the update ends)
-        if let o = offload, o.hasPending, enc == Encoding.copyRect || decoders[enc] == nil || o.overlapsPending(rect) {
+        if let o = offload, o.hasPending, try enc == Encoding.copyRect ? copyTouchesPending(rect, o, r) : (decoders[enc] == nil || o.overlapsPending(rect)) {
             try fb.lock.withWriterLock { try o.drain(fb) }
         }
         switch enc {
@@ -201,6 +201,16 @@ extension ClientEngine {
         // A hotspot outside the image is clamped rather than trusted.
         let hx = min(rect.x, max(0, w - 1)), hy = min(rect.y, max(0, h - 1))
         events.append(.cursor(CursorImage(width: w, height: h, hotX: hx, hotY: hy, argb: argb)))
+    }
+
+    /// A CopyRect reads its source: it waits for rects in flight only when the source or the
+    /// destination meets one (the source is peeked, not consumed: the rect parses as before).
+    private func copyTouchesPending(_ rect: Rect, _ o: TightOffload, _ r: ByteReader) throws -> Bool {
+        // not buffered yet: wait for everything (asking for more bytes here would count the rect twice)
+        guard r.remaining >= 4 else { return true }
+        var peek = r
+        let sx = Int(try peek.u16()), sy = Int(try peek.u16())
+        return o.overlapsPending(rect) || o.overlapsPending(Rect(x: sx, y: sy, w: rect.w, h: rect.h))
     }
 
     func finishRect() {
