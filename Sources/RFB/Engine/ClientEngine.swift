@@ -254,7 +254,17 @@ public final class ClientEngine: SecurityContext {
         return e
     }
 
+    /// Rects still on workers land before the engine gives control back: whoever reads the
+    /// framebuffer after a feed (the window, a snapshot, a test) sees every update parsed so
+    /// far complete, while within one read the workers run on across update ends.
     func parse() throws {
+        try parseInput()
+        if let o = offload, o.hasPending, let fb = framebuffer {
+            do { try fb.lock.withWriterLock { try o.drain(fb) } } catch let e as ProtocolError { throw fail(e) }
+        }
+    }
+
+    private func parseInput() throws {
         if case .failed = state { throw ProtocolError("connection already failed") }
         hasDeferredWork = false
         workDone = 0
@@ -355,8 +365,6 @@ public final class ClientEngine: SecurityContext {
             try fb.lock.withWriterLock {
                 try dec.decode(rect: rect, reader: &r, fb: fb, pf: converter, resume: resume)
                 if !dec.deferredLastRect { fb.addDamage(rect) }
-                // the update's last rect: rects still on workers are copied in before it ends
-                if rectsLeft == 1, let o = offload, o.hasPending { try o.drain(fb) }
             }
             stats.pixels += rect.area
             workDone += rect.area

@@ -11,6 +11,10 @@ extension ClientEngine {
 
     func parseMessage(_ r: inout ByteReader) throws {
         let type = try r.u8()
+        // anything but an update (a colour map, a fence, cut text) waits for rects on workers
+        if type != 0, let o = offload, o.hasPending, let fb = framebuffer {
+            try fb.lock.withWriterLock { try o.drain(fb) }
+        }
         switch type {
         case 0:
             state = .updateHeader
@@ -80,8 +84,9 @@ extension ClientEngine {
         stats.rects += 1
         // rects on workers land first when this one could see or overwrite them: a CopyRect
         // (its source), an overlap, a pseudo-encoding (a resize frees the pixels; events keep
-        // their order), LastRect (the update ends)
-        if let o = offload, o.hasPending, try enc == Encoding.copyRect ? copyTouchesPending(rect, o, r) : (decoders[enc] == nil || o.overlapsPending(rect)) {
+        // their order); not LastRect (an update end is no barrier: the drain at the end of
+        // each parse call shows every finished update whole)
+        if let o = offload, o.hasPending, try enc == Encoding.copyRect ? copyTouchesPending(rect, o, r) : ((decoders[enc] == nil && enc != Encoding.lastRect) || o.overlapsPending(rect)) {
             try fb.lock.withWriterLock { try o.drain(fb) }
         }
         switch enc {
