@@ -61,23 +61,29 @@ extension TightDecoder {
         deferredLastRect = true
     }
 
-    /// On the lane: inflates the job's bytes on its stream and draws at (0, 0) of its buffer.
+    /// On the lane: inflates the job's bytes on its stream and draws the rect straight into the
+    /// framebuffer, under the decoders' shared side of its lock (no other rect in flight meets it).
     func paintBasic(_ job: TightOffload.Job, _ plan: BasicPlan, _ pf: PixelConverter) {
         do {
             try streams[plan.stream].inflateExactly(job.data, count: job.length, into: scratch, size: plan.dataSize,
                                                     what: "Tight rect \(job.rect) zlib stream \(plan.stream)")
             if job.rect.isEmpty { return }
             let data = UnsafePointer(scratch.pointer)
-            if plan.filter == TightDecoder.filterPalette {
-                try plan.colours.withUnsafeBufferPointer { c in
-                    guard let base = c.baseAddress else { throw ProtocolError("Tight rect \(job.rect): empty palette") }
-                    try drawPalette(rect: job.local, fb: job.out, pf: pf, colours: base, count: plan.count, data: data,
-                                    rowSize: plan.rowSize, label: job.rect)
+            let fb = job.fb, rect = job.rect
+            try fb.lock.withWriterLock {
+                guard fb.contains(rect) else { throw ProtocolError("internal: Tight rect \(rect) outside the framebuffer") }
+                if plan.filter == TightDecoder.filterPalette {
+                    try plan.colours.withUnsafeBufferPointer { c in
+                        guard let base = c.baseAddress else { throw ProtocolError("Tight rect \(rect): empty palette") }
+                        try drawPalette(rect: rect, fb: fb, pf: pf, colours: base, count: plan.count, data: data,
+                                        rowSize: plan.rowSize)
+                    }
+                } else if plan.filter == TightDecoder.filterGradient {
+                    drawGradient(rect: rect, fb: fb, pf: pf, data: data)
+                } else {
+                    drawCopy(rect: rect, fb: fb, pf: pf, data: data, rowSize: plan.rowSize)
                 }
-            } else if plan.filter == TightDecoder.filterGradient {
-                drawGradient(rect: job.local, fb: job.out, pf: pf, data: data)
-            } else {
-                drawCopy(rect: job.local, fb: job.out, pf: pf, data: data, rowSize: plan.rowSize)
+                fb.addDamage(rect)
             }
         } catch let e as ProtocolError {
             job.failure = e.message

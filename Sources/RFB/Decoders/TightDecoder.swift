@@ -161,9 +161,8 @@ final class TightDecoder: RectDecoder {
         }
     }
 
-    /// `label`: the rect named in messages (a worker draws at (0, 0) of a buffer of its own).
     func drawPalette(rect: Rect, fb: Framebuffer, pf: PixelConverter, colours: UnsafePointer<UInt8>, count: Int,
-                     data: UnsafePointer<UInt8>, rowSize: Int, label: Rect? = nil) throws {
+                     data: UnsafePointer<UInt8>, rowSize: Int) throws {
         let tpx = pf.tpixelSize
         let pal = palette
         for i in 0..<count { pal[i] = pf.tpixel(colours + i * tpx) }
@@ -179,7 +178,7 @@ final class TightDecoder: RectDecoder {
                     for i in 0..<(rowSize - 1) { bits |= s[i] }
                     bits |= s[rowSize - 1] & tailMask
                     if bits != 0 {
-                        throw ProtocolError("Tight rect \(label ?? rect): palette index 1 past the 1-colour palette")
+                        throw ProtocolError("Tight rect \(rect): palette index 1 past the 1-colour palette")
                     }
                 }
             }
@@ -214,7 +213,7 @@ final class TightDecoder: RectDecoder {
                 }
             }
             if Int(top) >= count {
-                throw ProtocolError("Tight rect \(label ?? rect): palette index \(top) past the \(count)-colour palette")
+                throw ProtocolError("Tight rect \(rect): palette index \(top) past the \(count)-colour palette")
             }
         }
     }

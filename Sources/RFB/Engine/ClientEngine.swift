@@ -258,9 +258,15 @@ public final class ClientEngine: SecurityContext {
     /// framebuffer after a feed (the window, a snapshot, a test) sees every update parsed so
     /// far complete, while within one read the workers run on across update ends.
     func parse() throws {
-        try parseInput()
-        if let o = offload, o.hasPending, let fb = framebuffer {
-            do { try fb.lock.withWriterLock { try o.drain(fb) } } catch let e as ProtocolError { throw fail(e) }
+        do {
+            try parseInput()
+        } catch {
+            // a rect on a worker failed first: its message is the one the sequential path gives
+            if let o = offload, o.hasPending { do { try o.drain() } catch let e as ProtocolError { throw fail(e) } }
+            throw error
+        }
+        if let o = offload, o.hasPending {
+            do { try o.drain() } catch let e as ProtocolError { throw fail(e) }
         }
     }
 
@@ -361,6 +367,8 @@ public final class ClientEngine: SecurityContext {
             if tapFrom != nil { tapRectParsed(headerAt: header, enc, r) }
         case .rect(let rect, let enc, let resume):
             guard let fb = framebuffer, let dec = decoders[enc] else { throw ProtocolError("internal: no decoder") }
+            // a slot for a job is made before the lock: waiting for a worker under it could deadlock
+            try offload?.makeRoom()
             // the lock is held for this rect only: the front end reads between rects
             try fb.lock.withWriterLock {
                 try dec.decode(rect: rect, reader: &r, fb: fb, pf: converter, resume: resume)

@@ -12,9 +12,7 @@ extension ClientEngine {
     func parseMessage(_ r: inout ByteReader) throws {
         let type = try r.u8()
         // anything but an update (a colour map, a fence, cut text) waits for rects on workers
-        if type != 0, let o = offload, o.hasPending, let fb = framebuffer {
-            try fb.lock.withWriterLock { try o.drain(fb) }
-        }
+        if type != 0, let o = offload, o.hasPending { try o.drain() }
         switch type {
         case 0:
             state = .updateHeader
@@ -87,7 +85,7 @@ extension ClientEngine {
         // their order); not LastRect (an update end is no barrier: the drain at the end of
         // each parse call shows every finished update whole)
         if let o = offload, o.hasPending, try enc == Encoding.copyRect ? copyTouchesPending(rect, o, r) : ((decoders[enc] == nil && enc != Encoding.lastRect) || o.overlapsPending(rect)) {
-            try fb.lock.withWriterLock { try o.drain(fb) }
+            try o.drain()
         }
         switch enc {
         case Encoding.lastRect:

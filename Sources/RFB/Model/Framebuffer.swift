@@ -27,7 +27,9 @@ public final class Framebuffer: @unchecked Sendable {
     public private(set) var width: Int
     public private(set) var height: Int
     public private(set) var pixels: UnsafeMutablePointer<UInt32>
-    public private(set) var damage: [Rect] = []
+    /// Guarded by `damageLock`: decoders sharing `lock` add damage side by side.
+    private var damage: [Rect] = []
+    private let damageLock = PthreadMutex()
     /// Damage lists longer than this collapse into fewer rects (uploads of a few big rects beat many tiny ones).
     static let maxDamageRects = 64
 
@@ -37,11 +39,6 @@ public final class Framebuffer: @unchecked Sendable {
         pixels.initialize(repeating: 0, count: max(1, self.width * self.height))
     }
 
-    /// Pixels left as allocated: for a worker's rect buffer, which its decoder fills whole.
-    init(scratchWidth width: Int, height: Int) {
-        self.width = max(0, width); self.height = max(0, height)
-        pixels = .allocate(capacity: max(1, self.width * self.height))
-    }
     deinit { pixels.deallocate() }
 
     public var bounds: Rect { Rect(x: 0, y: 0, w: width, h: height) }
@@ -56,7 +53,7 @@ public final class Framebuffer: @unchecked Sendable {
         for y in 0..<min(h, height) { (np + y * w).update(from: pixels + y * width, count: cw) }
         pixels.deallocate()
         pixels = np; width = w; height = h
-        damage = [bounds]
+        damageLock.locked { damage = [bounds] }
     }
 
     /// True when `r` lies inside the framebuffer (checked with Int math: no 16-bit overflow).
@@ -118,6 +115,10 @@ public final class Framebuffer: @unchecked Sendable {
     public func addDamage(_ r: Rect) {
         let c = r.intersection(bounds)
         if c.isEmpty { return }
+        damageLock.locked { merge(c) }
+    }
+
+    private func merge(_ c: Rect) {
         // Absorb into an existing rect when that adds little area; this keeps uploads few and large.
         for i in damage.indices {
             let u = damage[i].union(c)
@@ -138,36 +139,48 @@ public final class Framebuffer: @unchecked Sendable {
     }
 
     /// Hands the damage to the front end and starts a new list.
-    public func takeDamage() -> [Rect] { defer { damage = [] }; return damage }
+    public func takeDamage() -> [Rect] { damageLock.locked { defer { damage = [] }; return damage } }
 
     /// Copy of the pixels (tests and snapshots).
     public func snapshotPixels() -> [UInt32] { Array(UnsafeBufferPointer(start: pixels, count: width * height)) }
 }
 
-/// The framebuffer's mutex, biased towards readers: the decoding side takes it once per rect and
-/// gives way first when a reader waits, so a flood of rects cannot starve the window.
+/// Decoders on one side, the front end on the other. Decoders share the lock: the session
+/// thread and the decode workers (TightOffload) hold it at once, each writing a region of its
+/// own (the engine never lets rects in flight overlap). The front end takes it alone, so it never
+/// reads a rect being written. A pthread rwlock that prefers its exclusive side: a waiting front
+/// end holds back new decoders, and `readersWaiting` makes decoders yield before they start.
 public final class FramebufferLock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let rw: UnsafeMutablePointer<pthread_rwlock_t>
     private let readersWaiting = Atomic<Int>(0)
     /// How many times a writer yields to a waiting reader before taking the lock anyway.
     static let maxYields = 10_000
 
     public init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
+        rw = .allocate(capacity: 1)
+        rw.initialize(to: pthread_rwlock_t())
+        var attr = pthread_rwlockattr_t()
+        pthread_rwlockattr_init(&attr)
+        pthread_rwlockattr_setkind_np(&attr, Int32(PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP))
+        pthread_rwlock_init(rw, &attr)
+        pthread_rwlockattr_destroy(&attr)
     }
-    deinit { pthread_mutex_destroy(mutex); mutex.deallocate() }
+    deinit { pthread_rwlock_destroy(rw); rw.deallocate() }
 
-    /// The decoder's side (session thread), around one rect.
-    public func withWriterLock<T>(_ body: () throws -> T) rethrows -> T {
+    private func waitForReaders() {
         var yields = 0
         while readersWaiting.load(ordering: .acquiring) > 0 && yields < FramebufferLock.maxYields {
             sched_yield()
             yields += 1
         }
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+    }
+
+    /// The decoders' side (session thread, decode workers), around one rect. Never wait for
+    /// another decoder while holding it: a front end waiting in between would hold both.
+    public func withWriterLock<T>(_ body: () throws -> T) rethrows -> T {
+        waitForReaders()
+        pthread_rwlock_rdlock(rw)
+        defer { pthread_rwlock_unlock(rw) }
         return try body()
     }
 
@@ -175,28 +188,40 @@ public final class FramebufferLock: @unchecked Sendable {
     /// Readers may then see a rect half done; its damage is recorded when it is finished.
     public func yieldToReaders() {
         guard readersWaiting.load(ordering: .acquiring) > 0 else { return }
-        pthread_mutex_unlock(mutex)
-        var yields = 0
-        while readersWaiting.load(ordering: .acquiring) > 0 && yields < FramebufferLock.maxYields {
-            sched_yield()
-            yields += 1
-        }
-        pthread_mutex_lock(mutex)
+        pthread_rwlock_unlock(rw)
+        waitForReaders()
+        pthread_rwlock_rdlock(rw)
     }
 
     /// The front end's side when it must not wait: nil while a rect is being decoded.
     public func withReaderLockIfFree<T>(_ body: () throws -> T) rethrows -> T? {
-        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
-        defer { pthread_mutex_unlock(mutex) }
+        guard pthread_rwlock_trywrlock(rw) == 0 else { return nil }
+        defer { pthread_rwlock_unlock(rw) }
         return try body()
     }
 
-    /// The front end's side (any other thread): waits at most for the rect being decoded.
+    /// The front end's side (any other thread): waits at most for the rects being decoded.
     public func withReaderLock<T>(_ body: () throws -> T) rethrows -> T {
         readersWaiting.add(1, ordering: .acquiringAndReleasing)
-        pthread_mutex_lock(mutex)
+        pthread_rwlock_wrlock(rw)
         readersWaiting.subtract(1, ordering: .acquiringAndReleasing)
-        defer { pthread_mutex_unlock(mutex) }
+        defer { pthread_rwlock_unlock(rw) }
+        return try body()
+    }
+}
+
+/// A pthread mutex (ThreadSanitizer sees it; Synchronization's Mutex waits on futexes it does not).
+final class PthreadMutex: @unchecked Sendable {
+    private let m: UnsafeMutablePointer<pthread_mutex_t>
+    init() {
+        m = .allocate(capacity: 1)
+        m.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(m, nil)
+    }
+    deinit { pthread_mutex_destroy(m); m.deallocate() }
+    @inline(__always) func locked<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(m)
+        defer { pthread_mutex_unlock(m) }
         return try body()
     }
 }
