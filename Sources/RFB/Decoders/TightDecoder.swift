@@ -9,7 +9,7 @@ final class TightDecoder: RectDecoder {
     static let fillType = 0x8, jpegType = 0x9, pngType = 0xA
     static let filterCopy = 0, filterPalette = 1, filterGradient = 2
 
-    /// The connection's four streams; shared with the lanes' decoders when rects go to workers.
+    /// The connection's four streams (none for a worker's painting decoder).
     let streams: [ZStream]
     private let probe: LibraryProbe?
     let scratch = ScratchBuffer()
@@ -21,13 +21,9 @@ final class TightDecoder: RectDecoder {
     private var jpeg: tjhandle?
     /// TightPNG: PNG rects are allowed.
     let allowsPNG: Bool
-    /// Set by the engine when rects may decode on worker threads (TightDecoder+Offload).
-    var offload: TightOffload? {
-        didSet { lanes = offload == nil ? [] : (0..<4).map { _ in Lane(allowsPNG: allowsPNG, streams: streams) } }
-    }
-    /// One per zlib stream while `offload` is set.
-    var lanes: [Lane] = []
-    /// The last rect went to `offload`: its pixels and damage come when it is retired.
+    /// Set by the engine when rects may decode on worker threads (TightOffload).
+    var offload: TightOffload?
+    /// The last rect went to `offload`: a worker adds its pixels and damage.
     var deferredLastRect = false
 
     init(probe: LibraryProbe? = nil, png: Bool = false, streams: [ZStream]? = nil) {
@@ -52,8 +48,6 @@ final class TightDecoder: RectDecoder {
         // One unit per rect: every byte of the rect is required before a stream is reset or fed,
         // since zlib state cannot be rewound.
         deferredLastRect = false
-        // nothing in flight (an update ended): the lanes are idle again once their resets ran
-        if let offload, !offload.hasPending { for i in lanes.indices { settleLane(i) } }
         let ctl = try reader.u8()
         let resets = ctl & 0x0f
         let type = Int(ctl >> 4)
@@ -78,7 +72,6 @@ final class TightDecoder: RectDecoder {
 
     func applyResets(_ bits: UInt8) {
         if bits == 0 { return }
-        if !lanes.isEmpty { return resetOnLanes(bits) }
         for i in 0..<4 where bits & (1 << i) != 0 { streams[i].reset() }
     }
 
@@ -122,14 +115,18 @@ final class TightDecoder: RectDecoder {
             }
             let compressed = try reader.bytes(length)
             applyResets(resets)
-            if !lanes.isEmpty, let offload, wantsLane(streamId, rect) {
+            if let offload, !rect.isEmpty, offload.wants(rect.area) {
+                // inflated here, in stream order, into the job's buffer; painted on a worker
                 let colours = paletteBytes.map { Array(UnsafeBufferPointer(start: $0, count: paletteSize * tpx)) } ?? []
-                try submitBasic(offload, rect: rect, fb: fb, pf: pf, data: compressed, length: length,
-                                plan: BasicPlan(stream: streamId, filter: filter, colours: colours, count: paletteSize,
-                                                rowSize: rowSize, dataSize: dataSize))
+                let job = offload.makeJob(rect: rect, fb: fb, work: .basic(.init(filter: filter, colours: colours,
+                    count: paletteSize, rowSize: rowSize, pf: pf)))
+                try streams[streamId].inflateExactly(compressed, count: length, into: job.buffer, size: dataSize,
+                                                     what: "Tight rect \(rect) zlib stream \(streamId)")
+                job.length = dataSize
+                offload.start(job)
+                deferredLastRect = true
                 return
             }
-            settleLane(streamId)
             try streams[streamId].inflateExactly(compressed, count: length, into: scratch, size: dataSize,
                                                  what: "Tight rect \(rect) zlib stream \(streamId)")
             data = UnsafePointer(scratch.pointer)
@@ -296,8 +293,12 @@ final class TightDecoder: RectDecoder {
         guard Int(w) == rect.w && Int(h) == rect.h else {
             throw ProtocolError("Tight rect \(rect): JPEG is \(w)x\(h), not the rect's \(rect.w)x\(rect.h)")
         }
-        if let offload, rect.area >= offload.minPixels {
-            try offload.submitJPEG(rect: rect, data: data, length: length, fb: fb)
+        if let offload, offload.wants(rect.area) {
+            let job = offload.makeJob(rect: rect, fb: fb, work: .jpeg)
+            job.buffer.reserve(length)
+            job.buffer.pointer.update(from: data, count: length)
+            job.length = length
+            offload.start(job)
             deferredLastRect = true
             return
         }

@@ -3,13 +3,17 @@ import Glibc
 #endif
 import CTurboJPEG
 import Dispatch
+import Synchronization
 
 /// Tight rects decoded on worker threads: the first step of parallel decoding
-/// (docs/design/parallel-decoding.md). JPEG rects are self-delimiting and share no zlib
-/// stream: any worker takes them. Basic rects (copy, palette, gradient) inflate on one of four
-/// connection-long zlib streams: each stream has a lane, a serial queue that keeps its rects and
-/// resets in stream order, while the lanes and the JPEG workers run side by side and the session
-/// thread parses on.
+/// (docs/design/parallel-decoding.md).
+///
+/// The session thread keeps every zlib stream to itself: it parses, resets and inflates in
+/// stream order as the sequential path does. What it hands over is the work after that: a JPEG
+/// rect's decompression, and a basic rect's painting (palette, gradient or copy filter) from
+/// the bytes it inflated into the job's own buffer. It hands a rect over only while a worker
+/// has room; otherwise it decodes the rect itself, so the two sides share the load with no
+/// waiting (on 2 cores: the session thread and one worker).
 ///
 /// Workers write straight into the framebuffer, under the decoders' shared side of its lock,
 /// and add the rect's damage after its pixels. The engine keeps rects in flight apart: a rect
@@ -17,53 +21,71 @@ import Dispatch
 /// them (`drain`), and so does the end of each parse call, so whoever reads the framebuffer
 /// after a feed sees every update parsed so far complete.
 ///
-/// Threads: `pending` and its counters belong to the session thread, which never waits for a
-/// job while it holds the framebuffer lock (`makeRoom` comes before the rect). A job's
-/// `failure` is written by one worker before `done.signal()` and read after `done.wait()`.
+/// Threads: `pending` belongs to the session thread, which never waits for a job while it holds
+/// the framebuffer lock. A job's `failure` is written by its worker before `finished` is set
+/// (release) and `done` signalled, and read after either.
 final class TightOffload: @unchecked Sendable {
-    /// Jobs in flight at most, per worker (TigerVNC keeps 2 buffers per decoding thread). With
-    /// each job's bytes under Tight's compressed-length limit, this also bounds memory.
+    /// Jobs in flight at most, per worker: one running, one queued behind it.
     static let jobsPerWorker = 2
+
+    enum Work: Sendable {
+        case jpeg
+        case basic(BasicPaint)
+    }
+
+    /// A basic rect's painting: its inflated data is the job's buffer.
+    struct BasicPaint: Sendable {
+        let filter: Int
+        /// The palette's TPIXELs as sent (empty without the palette filter).
+        let colours: [UInt8]
+        let count: Int
+        let rowSize: Int
+        let pf: PixelConverter
+    }
 
     final class Job: @unchecked Sendable {
         let rect: Rect
-        let data: UnsafeMutablePointer<UInt8>
-        let length: Int
         let fb: Framebuffer
+        let work: Work
+        /// JPEG: the compressed bytes; basic: the inflated data.
+        let buffer = ScratchBuffer()
+        var length = 0
         /// Set by the worker: the decoder's message when the rect could not be decoded.
         var failure: String?
+        let finished = Atomic<Bool>(false)
         let done = DispatchSemaphore(value: 0)
 
-        init(rect: Rect, data: UnsafePointer<UInt8>, length: Int, fb: Framebuffer) {
+        init(rect: Rect, fb: Framebuffer, work: Work) {
             self.rect = rect
-            self.length = length
             self.fb = fb
-            self.data = .allocate(capacity: max(1, length))
-            self.data.update(from: data, count: length)
+            self.work = work
         }
-        deinit { data.deallocate() }
     }
 
     let workers: Int
-    /// Rects smaller than this decode on the session thread (a basic one when its stream's lane
-    /// is idle): below it a job's hand-over (a copy of its bytes, a wake-up, a few µs) costs
-    /// more than decoding (3-20 ns a pixel). Tests set 0 to send every rect to the workers.
+    /// Rects smaller than this decode on the session thread: below it a job's hand-over (an
+    /// allocation, a wake-up, a few µs) costs about what decoding saves (3-20 ns a pixel).
+    /// Tests set 0 to send every rect they can to the workers.
     var minPixels = 16384
-    private let queue = DispatchQueue(label: "farcast.tight.jpeg", attributes: .concurrent)
-    /// TurboJPEG handles not in use, guarded by `idleLock`.
-    private var idle: [UnsafeMutableRawPointer] = []
+    private let queues: [DispatchQueue]
+    private var nextQueue = 0
+    /// TurboJPEG handles and painting decoders not in use, guarded by `idleLock`.
+    private var idleJPEG: [UnsafeMutableRawPointer] = []
+    private var idlePainters: [TightDecoder] = []
     private let idleLock = PthreadMutex()
     private var pending: [Job] = []
     private var pendingBytes = 0
     private(set) var peakBytes = 0
 
+    /// `workers` threads beside the session thread.
     init(workers: Int) {
         self.workers = max(1, workers)
+        queues = (0..<self.workers).map { _ in DispatchQueue(label: "farcast.tight.worker") }
     }
 
     deinit {
-        // a running JPEG job keeps the offload alive (its closure holds self): none runs now
-        for h in idle { tjDestroy(h) }
+        // a running job keeps the offload alive (its closure holds self): none runs now
+        for h in idleJPEG { tjDestroy(h) }
     }
 
     var hasPending: Bool { !pending.isEmpty }
@@ -75,45 +97,44 @@ final class TightOffload: @unchecked Sendable {
         pending.contains { !$0.rect.intersection(r).isEmpty }
     }
 
-    /// Before a rect, outside the framebuffer lock: a slot for one more job.
-    func makeRoom() throws {
-        while pending.count >= capacity { try retireOldest() }
+    /// Whether a rect of `area` pixels goes to a worker: large enough, and a worker has room
+    /// (finished jobs are retired first, without waiting).
+    /// Called under the framebuffer lock, so it never waits: a failed job stays for `drain`.
+    func wants(_ area: Int) -> Bool {
+        guard area >= minPixels else { return false }
+        while let first = pending.first, first.finished.load(ordering: .acquiring), first.failure == nil {
+            pending.removeFirst()
+            pendingBytes -= first.length
+        }
+        return pending.count < capacity
     }
 
-    /// Queues the JPEG `data` of `rect` (header already checked against the rect).
-    func submitJPEG(rect: Rect, data: UnsafePointer<UInt8>, length: Int, fb: Framebuffer) throws {
-        let job = try enqueue(rect: rect, data: data, length: length, fb: fb)
-        queue.async { [self] in decompress(job) }
-    }
+    /// A job for `rect`; the caller fills its buffer, then `start`s it. Only after `wants`.
+    func makeJob(rect: Rect, fb: Framebuffer, work: Work) -> Job { Job(rect: rect, fb: fb, work: work) }
 
-    /// Queues a job that `work` decodes on `lane` (a serial queue: a zlib stream's order).
-    func submit(rect: Rect, data: UnsafePointer<UInt8>, length: Int, fb: Framebuffer, lane: DispatchQueue,
-                work: @escaping @Sendable (Job) -> Void) throws {
-        let job = try enqueue(rect: rect, data: data, length: length, fb: fb)
-        lane.async {
-            work(job)
+    func start(_ job: Job) {
+        pending.append(job)
+        pendingBytes += job.length
+        peakBytes = max(peakBytes, pendingBytes)
+        let q = queues[nextQueue]
+        nextQueue = (nextQueue + 1) % queues.count
+        q.async { [self] in
+            switch job.work {
+            case .jpeg: decompress(job)
+            case .basic(let paint): self.paint(job, paint)
+            }
+            job.finished.store(true, ordering: .releasing)
             job.done.signal()
         }
-    }
-
-    private func enqueue(rect: Rect, data: UnsafePointer<UInt8>, length: Int, fb: Framebuffer) throws -> Job {
-        // makeRoom ran before this rect: waiting here, under the lock, could deadlock
-        guard pending.count < capacity else { throw ProtocolError("internal: Tight job queued without room") }
-        let job = Job(rect: rect, data: data, length: length, fb: fb)
-        pending.append(job)
-        pendingBytes += length
-        peakBytes = max(peakBytes, pendingBytes)
-        return job
     }
 
     /// Waits for every rect in flight; the first failure is thrown and the jobs after it are
     /// dropped. Never called under the framebuffer lock (workers take it).
     func drain() throws {
-        while !pending.isEmpty { try retireOldest() }
+        while !pending.isEmpty { try retire(pending.removeFirst()) }
     }
 
-    private func retireOldest() throws {
-        let job = pending.removeFirst()
+    private func retire(_ job: Job) throws {
         pendingBytes -= job.length
         job.done.wait()
         if let why = job.failure {
@@ -127,19 +148,18 @@ final class TightOffload: @unchecked Sendable {
 
     /// On a worker.
     private func decompress(_ job: Job) {
-        defer { job.done.signal() }
-        guard let h = idleLock.locked({ idle.popLast() }) ?? tjInitDecompress() else {
+        guard let h = idleLock.locked({ idleJPEG.popLast() }) ?? tjInitDecompress() else {
             job.failure = "Tight rect \(job.rect): could not start the JPEG decompressor"
             return
         }
-        defer { idleLock.locked { idle.append(h) } }
+        defer { idleLock.locked { idleJPEG.append(h) } }
         let r = job.rect, fb = job.fb
         job.failure = fb.lock.withWriterLock { () -> String? in
             guard fb.contains(r) else { return "internal: Tight rect \(r) outside the framebuffer" }
             // straight into the framebuffer: BGRX in memory is its 0x00RRGGBB layout
             let dst = UnsafeMutableRawPointer(fb.row(r.y) + r.x).assumingMemoryBound(to: UInt8.self)
-            let rc = tjDecompress2(h, job.data, UInt(job.length), dst, Int32(r.w), Int32(fb.width * 4), Int32(r.h),
-                                   Int32(TJPF_BGRX.rawValue), 0)
+            let rc = tjDecompress2(h, job.buffer.pointer, UInt(job.length), dst, Int32(r.w), Int32(fb.width * 4),
+                                   Int32(r.h), Int32(TJPF_BGRX.rawValue), 0)
             // warnings (e.g. a truncated scan) still leave an image, as on the sequential path
             if rc != 0 && tjGetErrorCode(h) != Int32(TJERR_WARNING.rawValue) {
                 let why = tjGetErrorStr2(h).map { String(cString: $0) } ?? "unknown error"
@@ -154,10 +174,36 @@ final class TightOffload: @unchecked Sendable {
             return nil
         }
     }
+
+    /// On a worker: a basic rect drawn from its inflated data by a decoder of the worker's own
+    /// (the palette table and gradient row are per decoder).
+    private func paint(_ job: Job, _ p: BasicPaint) {
+        let painter = idleLock.locked { idlePainters.popLast() } ?? TightDecoder(streams: [])
+        defer { idleLock.locked { idlePainters.append(painter) } }
+        let r = job.rect, fb = job.fb, data = UnsafePointer(job.buffer.pointer)
+        do {
+            try fb.lock.withWriterLock {
+                guard fb.contains(r) else { throw ProtocolError("internal: Tight rect \(r) outside the framebuffer") }
+                if p.filter == TightDecoder.filterPalette {
+                    try p.colours.withUnsafeBufferPointer { c in
+                        guard let base = c.baseAddress else { throw ProtocolError("Tight rect \(r): empty palette") }
+                        try painter.drawPalette(rect: r, fb: fb, pf: p.pf, colours: base, count: p.count, data: data,
+                                                rowSize: p.rowSize)
+                    }
+                } else if p.filter == TightDecoder.filterGradient {
+                    painter.drawGradient(rect: r, fb: fb, pf: p.pf, data: data)
+                } else {
+                    painter.drawCopy(rect: r, fb: fb, pf: p.pf, data: data, rowSize: p.rowSize)
+                }
+                fb.addDamage(r)
+            }
+        } catch let e as ProtocolError {
+            job.failure = e.message
+        } catch {
+            job.failure = "Tight rect \(r): \(error)"
+        }
+    }
 }
 
-// Captured by lane work: each is used on one lane (a serial queue) at a time, or read only
-// while rects are in flight (the pixel converter changes between updates, after a drain).
-extension ZStream: @unchecked Sendable {}
-extension TightDecoder: @unchecked Sendable {}
+// Read by workers while rects are in flight; changed only between updates, after a drain.
 extension PixelConverter: @unchecked Sendable {}

@@ -144,7 +144,7 @@ public final class ClientEngine: SecurityContext {
         converter = PixelConverter(format: settings.pixelFormat)
         decoders = makeDecoders(probe: probe)
         if settings.decodeThreads > 1 {
-            let o = TightOffload(workers: settings.decodeThreads)
+            let o = TightOffload(workers: settings.decodeThreads - 1)   // the session thread decodes too
             offload = o
             for enc in [Encoding.tight, Encoding.tightPNG] { (decoders[enc] as? TightDecoder)?.offload = o }
         }
@@ -367,8 +367,6 @@ public final class ClientEngine: SecurityContext {
             if tapFrom != nil { tapRectParsed(headerAt: header, enc, r) }
         case .rect(let rect, let enc, let resume):
             guard let fb = framebuffer, let dec = decoders[enc] else { throw ProtocolError("internal: no decoder") }
-            // a slot for a job is made before the lock: waiting for a worker under it could deadlock
-            try offload?.makeRoom()
             // the lock is held for this rect only: the front end reads between rects
             try fb.lock.withWriterLock {
                 try dec.decode(rect: rect, reader: &r, fb: fb, pf: converter, resume: resume)
