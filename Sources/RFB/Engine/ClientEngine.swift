@@ -254,9 +254,8 @@ public final class ClientEngine: SecurityContext {
         return e
     }
 
-    /// Rects still on workers land before the engine gives control back: whoever reads the
-    /// framebuffer after a feed (the window, a snapshot, a test) sees every update parsed so
-    /// far complete, while within one read the workers run on across update ends.
+    /// Rects on workers may run on past a feed that ends inside an update: they land before the
+    /// update's end (`endUpdate`), and workers add damage only after their pixels.
     func parse() throws {
         do {
             try parseInput()
@@ -264,9 +263,6 @@ public final class ClientEngine: SecurityContext {
             // a rect on a worker failed first: its message is the one the sequential path gives
             if let o = offload, o.hasPending { do { try o.drain() } catch let e as ProtocolError { throw fail(e) } }
             throw error
-        }
-        if let o = offload, o.hasPending {
-            do { try o.drain() } catch let e as ProtocolError { throw fail(e) }
         }
     }
 
@@ -357,7 +353,7 @@ public final class ClientEngine: SecurityContext {
             rectsInUpdate = 0
             events.append(.updateBegan)
             if pipelineRequests && shouldPipeline() { requestUpdate() }
-            if rectsLeft == 0 { endUpdate() } else { state = .rectHeader }
+            if rectsLeft == 0 { try endUpdate() } else { state = .rectHeader }
         case .rectHeader:
             try r.require(12)
             let header = r.pos
@@ -376,7 +372,7 @@ public final class ClientEngine: SecurityContext {
             workDone += rect.area
             if settings.jpegQuality != nil { lossyBounds = lossyBounds.map { $0.union(rect) } ?? rect }
             else if let rr = refreshArea { refreshCovered += rect.intersection(rr).area }
-            finishRect()
+            try finishRect()
         case .skipping(let left):
             let n = min(left, r.remaining)
             if n == 0 { return false }

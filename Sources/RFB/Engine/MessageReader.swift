@@ -90,16 +90,16 @@ extension ClientEngine {
         switch enc {
         case Encoding.lastRect:
             tapServerLastRect = true
-            endUpdate()
+            try endUpdate()
         case Encoding.desktopSize:
             try checkSize(rect.w, rect.h, what: "DesktopSize")
             fb.lock.withWriterLock { fb.resize(width: rect.w, height: rect.h) }
             events.append(.resized(width: rect.w, height: rect.h))
             flow.regionStale = flow.continuousUpdates
-            finishRect()
+            try finishRect()
         case Encoding.extendedDesktopSize:
             try parseExtendedDesktopSize(rect, fb, &r)
-            finishRect()
+            try finishRect()
         case Encoding.desktopName:
             let len = Int(try r.u32())
             guard len <= Limits.maxDesktopNameLength else {
@@ -107,24 +107,24 @@ extension ClientEngine {
             }
             desktopName = ServerText.printable(try r.string(len))
             events.append(.desktopName(desktopName))
-            finishRect()
+            try finishRect()
         case Encoding.cursor:
             try parseCursor(rect, &r)
-            finishRect()
+            try finishRect()
         case Encoding.extendedMouseButtons:
             // an empty rect: the server's acknowledgement
             if settings.wantExtendedMouseButtons && !extendedMouseButtons {
                 extendedMouseButtons = true
                 events.append(.extendedMouseButtonsSupported)
             }
-            finishRect()
+            try finishRect()
         case Encoding.qemuExtendedKeyEvent:
             // an empty rect: the server's acknowledgement
             if settings.wantQEMUKeyEvents && !qemuKeyEvents {
                 qemuKeyEvents = true
                 events.append(.qemuKeyEventsSupported)
             }
-            finishRect()
+            try finishRect()
         default:
             if try beginMorePseudo(rect, enc, &r) { return }
             guard decoders[enc] != nil else {
@@ -216,13 +216,16 @@ extension ClientEngine {
         return o.overlapsPending(rect) || o.overlapsPending(Rect(x: sx, y: sy, w: rect.w, h: rect.h))
     }
 
-    func finishRect() {
+    func finishRect() throws {
         rectsInUpdate += 1
         if rectsLeft != Int.max { rectsLeft -= 1 }
-        if rectsLeft == 0 { endUpdate() } else { state = .rectHeader }
+        if rectsLeft == 0 { try endUpdate() } else { state = .rectHeader }
     }
 
-    func endUpdate() {
+    /// Rects still on workers land first: the front end, told the update ended, reads it whole,
+    /// and a pixel-format or colour-map change after it never meets a rect in flight.
+    func endUpdate() throws {
+        if let o = offload, o.hasPending { try o.drain() }
         // (a LastRect seen before the tap started must not count for the first update it taps)
         if tapFrom != nil && !tapServerLastRect { tapNeedsLastRect = true }
         tapServerLastRect = false

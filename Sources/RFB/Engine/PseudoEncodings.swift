@@ -39,7 +39,7 @@ extension ClientEngine {
         default:
             return false
         }
-        finishRect()
+        try finishRect()
         return true
     }
 
