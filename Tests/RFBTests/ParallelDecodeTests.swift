@@ -3,7 +3,7 @@ import Synchronization
 import XCTest
 @testable import RFB
 
-/// Tight JPEG rects on worker threads (TightOffload) must leave exactly the framebuffer the
+/// Tight JPEG rects on worker threads (DecodeOffload) must leave exactly the framebuffer the
 /// sequential path leaves, at every point between messages, and fail with the same message.
 final class ParallelDecodeTests: XCTestCase {
     typealias Rng = RobustnessTests.Rng
@@ -141,7 +141,7 @@ final class ParallelDecodeTests: XCTestCase {
     /// Many huge JPEG rects: work in flight stays within the offload's job cap, and so its bytes;
     /// a rect finding no room is the caller's to decode.
     func testWorkInFlightIsBounded() throws {
-        let o = TightOffload(workers: 2)
+        let o = DecodeOffload(workers: 2)
         let fb = Framebuffer(width: 512, height: 512)
         let j = makeJPEG(picture(512, 512, 3), w: 512, h: 512).jpeg
         var handed = 0

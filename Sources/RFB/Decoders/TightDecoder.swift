@@ -21,8 +21,8 @@ final class TightDecoder: RectDecoder {
     private var jpeg: tjhandle?
     /// TightPNG: PNG rects are allowed.
     let allowsPNG: Bool
-    /// Set by the engine when rects may decode on worker threads (TightOffload).
-    var offload: TightOffload?
+    /// Set by the engine when rects may decode on worker threads (DecodeOffload).
+    var offload: DecodeOffload?
     /// The last rect went to `offload`: a worker adds its pixels and damage.
     var deferredLastRect = false
 

@@ -5,18 +5,29 @@ final class ZRLEDecoder: RectDecoder {
     /// Largest palette a tile can carry (palette RLE 130...255 → 2...127 colours).
     static let maxPalette = 127
 
-    private let stream: ZStream
+    private let stream: ZStream?
     private let scratch = ScratchBuffer(capacity: 64 * 1024)
     private let palette: UnsafeMutablePointer<UInt32>
+    /// Set by the engine when rects may decode on worker threads (DecodeOffload).
+    var offload: DecodeOffload?
+    /// The last rect went to `offload`: a worker adds its pixels and damage.
+    var deferredLastRect = false
 
     init(probe: LibraryProbe? = nil) {
         stream = ZStream(probe: probe)
         palette = .allocate(capacity: ZRLEDecoder.maxPalette + 1)
         palette.initialize(repeating: 0, count: ZRLEDecoder.maxPalette + 1)
     }
+
+    /// A worker's painter: tiles only, no stream.
+    init(streamless: Void) {
+        stream = nil
+        palette = .allocate(capacity: ZRLEDecoder.maxPalette + 1)
+        palette.initialize(repeating: 0, count: ZRLEDecoder.maxPalette + 1)
+    }
     deinit { palette.deallocate() }
 
-    func reset() { stream.reset() }
+    func reset() { stream?.reset() }
 
     /// Most inflated bytes a valid encoding of a `w`x`h` rect can take: per tile a subencoding byte
     /// and a 127-colour palette, per pixel at most a CPIXEL and a run byte (plain RLE of 1-pixel
@@ -35,13 +46,25 @@ final class ZRLEDecoder: RectDecoder {
             throw ProtocolError("ZRLE rect \(rect): compressed length \(length) exceeds the limit of \(limit) bytes for its size")
         }
         let src = try reader.bytes(length)
-        let n = try inflateAll(src, count: length, bound: bound, rect: rect)
-        try decodeTiles(rect: rect, count: n, fb: fb, pf: pf)
+        deferredLastRect = false
+        if let offload, !rect.isEmpty, offload.wants(rect.area) {
+            // inflated here, in stream order, into the job's buffer; the tiles on a worker
+            let job = offload.makeJob(rect: rect, fb: fb, work: .zrle(pf))
+            job.buffer.reserve(min(bound + 1, 64 * 1024))
+            job.length = try inflateAll(src, count: length, bound: bound, rect: rect, into: job.buffer)
+            offload.start(job)
+            deferredLastRect = true
+            return
+        }
+        let n = try inflateAll(src, count: length, bound: bound, rect: rect, into: scratch)
+        try decodeTiles(rect: rect, data: scratch.pointer, count: n, fb: fb, pf: pf)
     }
 
     /// Inflates the whole payload into `scratch`, growing it as output appears (never past
     /// `bound` + 1, so a zlib bomb costs at most what a valid rect could). Returns the byte count.
-    private func inflateAll(_ src: UnsafePointer<UInt8>, count: Int, bound: Int, rect: Rect) throws -> Int {
+    private func inflateAll(_ src: UnsafePointer<UInt8>, count: Int, bound: Int, rect: Rect,
+                            into scratch: ScratchBuffer) throws -> Int {
+        guard let stream else { throw ProtocolError("internal: ZRLE painter asked to inflate") }
         var consumed = 0, produced = 0
         var cap = min(scratch.capacity, bound + 1)
         while true {
@@ -62,8 +85,9 @@ final class ZRLEDecoder: RectDecoder {
         return produced
     }
 
-    private func decodeTiles(rect: Rect, count n: Int, fb: Framebuffer, pf: PixelConverter) throws {
-        let data = UnsafePointer(scratch.pointer)
+    func decodeTiles(rect: Rect, data: UnsafeMutablePointer<UInt8>, count n: Int, fb: Framebuffer,
+                     pf: PixelConverter) throws {
+        let data = UnsafePointer(data)
         let cpx = pf.cpixelSize
         let stride = fb.width
         let pal = palette

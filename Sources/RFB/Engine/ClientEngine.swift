@@ -101,7 +101,7 @@ public final class ClientEngine: SecurityContext {
     var tapServerLastRect = false
     var decoders: [Int32: RectDecoder]
     /// Workers for Tight JPEG rects (settings.decodeThreads > 1).
-    var offload: TightOffload?
+    var offload: DecodeOffload?
     lazy var clipboard = ExtendedClipboardState(limit: settings.clipboardByteLimit)
     /// Set when the server announced the Extended Clipboard (UTF-8 cut text).
     public var extendedClipboard: Bool { clipboard.active }
@@ -144,9 +144,10 @@ public final class ClientEngine: SecurityContext {
         converter = PixelConverter(format: settings.pixelFormat)
         decoders = makeDecoders(probe: probe)
         if settings.decodeThreads > 1 {
-            let o = TightOffload(workers: settings.decodeThreads - 1)   // the session thread decodes too
+            let o = DecodeOffload(workers: settings.decodeThreads - 1)   // the session thread decodes too
             offload = o
             for enc in [Encoding.tight, Encoding.tightPNG] { (decoders[enc] as? TightDecoder)?.offload = o }
+            (decoders[Encoding.zrle] as? ZRLEDecoder)?.offload = o
         }
     }
 

@@ -7,8 +7,8 @@ public struct ClientSettings: Sendable {
     public var encodings: [Int32] = Encoding.defaultPreference
     /// True when the user named the encodings (`--encodings`): sent exactly as given.
     public var encodingsNamedByUser = false
-    /// Threads that decode: 1 decodes everything on the engine's thread, as it always did; more
-    /// sends Tight JPEG rects to that many workers (TightOffload).
+    /// Threads that decode: 1 decodes everything on the engine's thread, as it always did; N
+    /// adds N-1 workers that take Tight and ZRLE rects while they have room (DecodeOffload).
     public var decodeThreads = 1
     /// Tight JPEG quality 0–9; nil asks for lossless.
     public var jpegQuality: Int? = nil

@@ -208,7 +208,7 @@ extension ClientEngine {
 
     /// A CopyRect reads its source: it waits for rects in flight only when the source or the
     /// destination meets one (the source is peeked, not consumed: the rect parses as before).
-    private func copyTouchesPending(_ rect: Rect, _ o: TightOffload, _ r: ByteReader) throws -> Bool {
+    private func copyTouchesPending(_ rect: Rect, _ o: DecodeOffload, _ r: ByteReader) throws -> Bool {
         // not buffered yet: wait for everything (asking for more bytes here would count the rect twice)
         guard r.remaining >= 4 else { return true }
         var peek = r

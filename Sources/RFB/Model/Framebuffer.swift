@@ -146,7 +146,7 @@ public final class Framebuffer: @unchecked Sendable {
 }
 
 /// Decoders on one side, the front end on the other. Decoders share the lock: the session
-/// thread and the decode workers (TightOffload) hold it at once, each writing a region of its
+/// thread and the decode workers (DecodeOffload) hold it at once, each writing a region of its
 /// own (the engine never lets rects in flight overlap). The front end takes it alone, so it never
 /// reads a rect being written. A pthread rwlock that prefers its exclusive side: a waiting front
 /// end holds back new decoders, and `readersWaiting` makes decoders yield before they start.

@@ -5,13 +5,12 @@ import CTurboJPEG
 import Dispatch
 import Synchronization
 
-/// Tight rects decoded on worker threads: the first step of parallel decoding
-/// (docs/design/parallel-decoding.md).
+/// Rects decoded on worker threads (docs/design/parallel-decoding.md).
 ///
 /// The session thread keeps every zlib stream to itself: it parses, resets and inflates in
-/// stream order as the sequential path does. What it hands over is the work after that: a JPEG
-/// rect's decompression, and a basic rect's painting (palette, gradient or copy filter) from
-/// the bytes it inflated into the job's own buffer. It hands a rect over only while a worker
+/// stream order as the sequential path does. What it hands over is the work after that: a Tight
+/// JPEG rect's decompression; a Tight basic rect's painting (palette, gradient or copy filter)
+/// and a ZRLE rect's tiles, from the bytes it inflated into the job's own buffer. It hands a rect over only while a worker
 /// has room; otherwise it decodes the rect itself, so the two sides share the load with no
 /// waiting (on 2 cores: the session thread and one worker).
 ///
@@ -24,13 +23,14 @@ import Synchronization
 /// Threads: `pending` belongs to the session thread, which never waits for a job while it holds
 /// the framebuffer lock. A job's `failure` is written by its worker before `finished` is set
 /// (release) and `done` signalled, and read after either.
-final class TightOffload: @unchecked Sendable {
+final class DecodeOffload: @unchecked Sendable {
     /// Jobs in flight at most, per worker: one running, one queued behind it.
     static let jobsPerWorker = 2
 
     enum Work: Sendable {
         case jpeg
         case basic(BasicPaint)
+        case zrle(PixelConverter)
     }
 
     /// A basic rect's painting: its inflated data is the job's buffer.
@@ -47,7 +47,7 @@ final class TightOffload: @unchecked Sendable {
         let rect: Rect
         let fb: Framebuffer
         let work: Work
-        /// JPEG: the compressed bytes; basic: the inflated data.
+        /// JPEG: the compressed bytes; basic and ZRLE: the inflated data.
         let buffer = ScratchBuffer()
         var length = 0
         /// Set by the worker: the decoder's message when the rect could not be decoded.
@@ -72,7 +72,8 @@ final class TightOffload: @unchecked Sendable {
     /// TurboJPEG handles and painting decoders not in use, guarded by `idleLock`.
     private var idleJPEG: [UnsafeMutableRawPointer] = []
     private var idlePainters: [TightDecoder] = []
-    private let idleLock = PthreadMutex()
+    fileprivate var idleZRLE: [ZRLEDecoder] = []
+    fileprivate let idleLock = PthreadMutex()
     private var pending: [Job] = []
     private var pendingBytes = 0
     private(set) var peakBytes = 0
@@ -89,7 +90,7 @@ final class TightOffload: @unchecked Sendable {
     }
 
     var hasPending: Bool { !pending.isEmpty }
-    var capacity: Int { workers * TightOffload.jobsPerWorker }
+    var capacity: Int { workers * DecodeOffload.jobsPerWorker }
     /// Jobs and bytes queued or decoding (tests check the caps).
     var inFlight: (jobs: Int, bytes: Int) { (pending.count, pendingBytes) }
 
@@ -122,6 +123,7 @@ final class TightOffload: @unchecked Sendable {
             switch job.work {
             case .jpeg: decompress(job)
             case .basic(let paint): self.paint(job, paint)
+            case .zrle(let pf): tiles(job, pf)
             }
             job.finished.store(true, ordering: .releasing)
             job.done.signal()
@@ -201,6 +203,27 @@ final class TightOffload: @unchecked Sendable {
             job.failure = e.message
         } catch {
             job.failure = "Tight rect \(r): \(error)"
+        }
+    }
+}
+
+extension DecodeOffload {
+    /// On a worker: a ZRLE rect's tiles from its inflated data, by a decoder of the worker's own
+    /// (the tile palette is per decoder).
+    fileprivate func tiles(_ job: Job, _ pf: PixelConverter) {
+        let painter = idleLock.locked { idleZRLE.popLast() } ?? ZRLEDecoder(streamless: ())
+        defer { idleLock.locked { idleZRLE.append(painter) } }
+        let r = job.rect, fb = job.fb
+        do {
+            try fb.lock.withWriterLock {
+                guard fb.contains(r) else { throw ProtocolError("internal: ZRLE rect \(r) outside the framebuffer") }
+                try painter.decodeTiles(rect: r, data: job.buffer.pointer, count: job.length, fb: fb, pf: pf)
+                fb.addDamage(r)
+            }
+        } catch let e as ProtocolError {
+            job.failure = e.message
+        } catch {
+            job.failure = "ZRLE rect \(r): \(error)"
         }
     }
 }
