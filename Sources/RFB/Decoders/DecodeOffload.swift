@@ -10,7 +10,8 @@ import Synchronization
 /// The session thread keeps every zlib stream to itself: it parses, resets and inflates in
 /// stream order as the sequential path does. What it hands over is the work after that: a Tight
 /// JPEG rect's decompression; a Tight basic rect's painting (palette, gradient or copy filter)
-/// and a ZRLE rect's tiles, from the bytes it inflated into the job's own buffer. It hands a rect over only while a worker
+/// and a ZRLE rect's tiles, from the bytes it inflated into the job's own buffer; a Hextile
+/// rect already buffered whole, from a copy of its bytes. It hands a rect over only while a worker
 /// has room; otherwise it decodes the rect itself, so the two sides share the load with no
 /// waiting (on 2 cores: the session thread and one worker).
 ///
@@ -31,6 +32,7 @@ final class DecodeOffload: @unchecked Sendable {
         case jpeg
         case basic(BasicPaint)
         case zrle(PixelConverter)
+        case hextile(PixelConverter)
     }
 
     /// A basic rect's painting: its inflated data is the job's buffer.
@@ -47,7 +49,7 @@ final class DecodeOffload: @unchecked Sendable {
         let rect: Rect
         let fb: Framebuffer
         let work: Work
-        /// JPEG: the compressed bytes; basic and ZRLE: the inflated data.
+        /// JPEG and Hextile: the rect's bytes; basic and ZRLE: the inflated data.
         let buffer = ScratchBuffer()
         var length = 0
         /// Set by the worker: the decoder's message when the rect could not be decoded.
@@ -124,6 +126,7 @@ final class DecodeOffload: @unchecked Sendable {
             case .jpeg: decompress(job)
             case .basic(let paint): self.paint(job, paint)
             case .zrle(let pf): tiles(job, pf)
+            case .hextile(let pf): hextile(job, pf)
             }
             job.finished.store(true, ordering: .releasing)
             job.done.signal()
@@ -224,6 +227,30 @@ extension DecodeOffload {
             job.failure = e.message
         } catch {
             job.failure = "ZRLE rect \(r): \(error)"
+        }
+    }
+}
+
+extension DecodeOffload {
+    /// On a worker: a whole Hextile rect, by a decoder made for it (its state is per rect).
+    fileprivate func hextile(_ job: Job, _ pf: PixelConverter) {
+        let r = job.rect, fb = job.fb
+        do {
+            try fb.lock.withWriterLock {
+                guard fb.contains(r) else { throw ProtocolError("internal: Hextile rect \(r) outside the framebuffer") }
+                var reader = ByteReader(base: job.buffer.pointer, count: job.length)
+                try HextileDecoder().decode(rect: r, reader: &reader, fb: fb, pf: pf, resume: false)
+                guard reader.remaining == 0 else {
+                    throw ProtocolError("internal: Hextile rect \(r) measured \(job.length) bytes, decoded \(reader.pos)")
+                }
+                fb.addDamage(r)
+            }
+        } catch is NeedMoreData {
+            job.failure = "internal: Hextile rect \(r) measured \(job.length) bytes, too few to decode"
+        } catch let e as ProtocolError {
+            job.failure = e.message
+        } catch {
+            job.failure = "Hextile rect \(r): \(error)"
         }
     }
 }

@@ -16,10 +16,29 @@ final class HextileDecoder: RectDecoder {
     /// Carried colours, already converted to framebuffer pixels; 0 at the start of each rect.
     private var bg: UInt32 = 0
     private var fg: UInt32 = 0
+    /// Set by the engine when rects may decode on worker threads (DecodeOffload).
+    var offload: DecodeOffload?
+    /// The last rect went to `offload`: a worker adds its pixels and damage.
+    var deferredLastRect = false
 
     func decode(rect: Rect, reader: inout ByteReader, fb: Framebuffer, pf: PixelConverter, resume: Bool) throws {
         if !resume { tileIndex = 0; bg = 0; fg = 0 }
+        deferredLastRect = false
         if rect.isEmpty { return }
+        // A rect already buffered whole goes to a worker as a copy of its bytes; one still
+        // arriving streams here tile by tile, as without workers.
+        if !resume, let offload, offload.wants(rect.area),
+           let size = HextileDecoder.bufferedSize(rect: rect, bytes: reader.current, count: reader.remaining,
+                                                  bpp: pf.bytesPerPixel) {
+            let job = offload.makeJob(rect: rect, fb: fb, work: .hextile(pf))
+            job.buffer.reserve(size)
+            job.buffer.pointer.update(from: reader.current, count: size)
+            job.length = size
+            reader.pos += size
+            offload.start(job)
+            deferredLastRect = true
+            return
+        }
         // Pick the pixel reader once per rect, so the tile loops below are specialised per wire format
         // (no per-pixel dispatch, no per-pixel array access checks).
         switch pf.mode {
@@ -40,6 +59,35 @@ final class HextileDecoder: RectDecoder {
         case .generic32:
             try decodeTiles(rect: rect, reader: &reader, fb: fb, pf: pf, src: ConverterPixels(pf: pf))
         }
+    }
+
+    /// The bytes of a whole rect when all are in `bytes` (the size rules of `decodeTiles`),
+    /// else nil: not buffered yet, or a tile `decodeTiles` would reject (it then says why).
+    static func bufferedSize(rect: Rect, bytes p: UnsafePointer<UInt8>, count avail: Int, bpp: Int) -> Int? {
+        let tilesX = (rect.w + 15) >> 4, tilesY = (rect.h + 15) >> 4
+        var off = 0
+        for ty in 0..<tilesY {
+            let th = min(16, rect.h - (ty << 4))
+            for tx in 0..<tilesX {
+                guard off < avail else { return nil }
+                let mask = Int(p[off])
+                if mask & unknownBits != 0 { return nil }
+                if mask & raw != 0 {
+                    off += 1 + min(16, rect.w - (tx << 4)) * th * bpp
+                } else {
+                    var hdr = 1
+                    if mask & backgroundSpecified != 0 { hdr += bpp }
+                    if mask & foregroundSpecified != 0 { hdr += bpp }
+                    if mask & anySubrects != 0 {
+                        guard off + hdr < avail else { return nil }
+                        let count = Int(p[off + hdr])
+                        hdr += 1 + count * (mask & subrectsColoured != 0 ? bpp + 2 : 2)
+                    }
+                    off += hdr
+                }
+            }
+        }
+        return off <= avail ? off : nil
     }
 
     private func decodeTiles<S: HextilePixelSource>(rect: Rect, reader: inout ByteReader, fb: Framebuffer,

@@ -148,6 +148,7 @@ public final class ClientEngine: SecurityContext {
             offload = o
             for enc in [Encoding.tight, Encoding.tightPNG] { (decoders[enc] as? TightDecoder)?.offload = o }
             (decoders[Encoding.zrle] as? ZRLEDecoder)?.offload = o
+            (decoders[Encoding.hextile] as? HextileDecoder)?.offload = o
         }
     }
 
