@@ -32,6 +32,10 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Compression level 0-9.", transform: Parse.level)
     var compress: Int?
 
+    @Option(help: "Threads that decode, 1-16; 1 decodes on the connection's thread alone. Default: the cores, at most 4.",
+            transform: Parse.decodeThreads)
+    var decodeThreads: Int?
+
     @Option(help: "Pixel format to ask for: rgb888 (default), rgb565, bgr233, cmap8 (8 bpp colour map).")
     var pixelFormat: PixelFormatChoice?
 
@@ -123,6 +127,7 @@ struct ConnectionOptions: ParsableArguments {
         if let encodings { s.encodings = encodings; s.encodingsNamedByUser = true }
         s.jpegQuality = quality
         s.compressLevel = compress
+        s.decodeThreads = decodeThreads ?? Parse.defaultDecodeThreads
         s.pixelFormat = (pixelFormat ?? .rgb888).format
         s.shared = !exclusive
         if let security {

@@ -33,6 +33,15 @@ enum Parse {
         return n
     }
 
+    static func decodeThreads(_ s: String) throws -> Int {
+        guard let n = Int(s), (1...16).contains(n) else { throw ValidationError("give a whole number of threads from 1 to 16") }
+        return n
+    }
+
+    /// The cores, at most 4 (TigerVNC's DecodeManager): past that, parsing and the zlib streams,
+    /// which stay on one thread, are the limit.
+    static var defaultDecodeThreads: Int { min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)) }
+
     /// A positive, finite number of seconds.
     static func seconds(_ s: String) throws -> Double {
         guard let v = Double(s), v.isFinite, v > 0, v <= 86_400 else {
