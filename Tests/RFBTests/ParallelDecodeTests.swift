@@ -3,8 +3,9 @@ import Synchronization
 import XCTest
 @testable import RFB
 
-/// Tight JPEG rects on worker threads (DecodeOffload) must leave exactly the framebuffer the
-/// sequential path leaves, at every point between messages, and fail with the same message.
+/// Rects on worker threads (DecodeOffload: Tight, ZRLE, Hextile) must leave exactly the
+/// framebuffer the sequential path leaves, at every point between messages, and fail with the
+/// same message.
 final class ParallelDecodeTests: XCTestCase {
     typealias Rng = RobustnessTests.Rng
 
@@ -189,5 +190,73 @@ final class ParallelDecodeTests: XCTestCase {
         while !reader.isFinished { usleep(1000) }
         XCTAssertGreaterThan(reads.load(ordering: .relaxed), 0)
         XCTAssertEqual(a.framebuffer?.snapshotPixels(), b.framebuffer?.snapshotPixels())
+    }
+
+    // MARK: ZRLE and Hextile
+
+    /// Hextile bodies of random tiles: wherever the walk gives a size, the decoder consumes
+    /// exactly that many bytes or rejects the rect; where it gives none, the decoder asks for
+    /// more or rejects it. A worker never decodes a rect cut at the wrong byte.
+    func testHextileWalkAgreesWithTheDecoder() throws {
+        var rng = Rng(s: 99)
+        let pf = PixelConverter(format: .native)
+        var agreed = 0
+        for round in 0..<3000 {
+            let rect = Rect(x: 0, y: 0, w: 1 + rng.int(40), h: 1 + rng.int(40))
+            var body: [UInt8] = []
+            for _ in 0..<(((rect.w + 15) >> 4) * ((rect.h + 15) >> 4)) {
+                let mask = UInt8(rng.int(round % 5 == 0 ? 256 : 32))
+                body.append(mask)
+                body += (0..<rng.int(mask & 1 != 0 ? 1100 : 40)).map { _ in UInt8(rng.int(round % 3 == 0 ? 256 : 16)) }
+            }
+            if rng.int(4) == 0 { body.removeLast(rng.int(body.count)) }
+            let size = body.withUnsafeBufferPointer {
+                HextileDecoder.bufferedSize(rect: rect, bytes: $0.baseAddress!, count: $0.count, bpp: 4)
+            }
+            let fb = Framebuffer(width: rect.w, height: rect.h)
+            var consumed: Int?, rejected = false
+            body.withUnsafeBufferPointer { b in
+                var r = ByteReader(base: b.baseAddress!, count: b.count)
+                do {
+                    try HextileDecoder().decode(rect: rect, reader: &r, fb: fb, pf: pf, resume: false)
+                    consumed = r.pos
+                } catch is NeedMoreData {
+                } catch { rejected = true }
+            }
+            if let consumed {
+                XCTAssertEqual(size, consumed, "round \(round): the walk and the decoder disagree on \(rect)")
+                agreed += 1
+            } else if !rejected {
+                XCTAssertNil(size, "round \(round): the walk sized a rect the decoder still needs bytes for")
+            }
+        }
+        XCTAssertGreaterThan(agreed, 100)
+    }
+
+    /// A broken rect among good ones on workers (ZRLE: a palette index past its palette;
+    /// Hextile: a subrect outside its tile) fails with the sequential path's message.
+    func testBrokenZRLEAndHextileRectsFailAsTheyWouldInOrder() throws {
+        let z = Deflater()
+        func zrle(_ x: Int, _ tile: [UInt8]) -> [UInt8] {
+            let c = z.compress(tile)
+            return S.rect(x, 0, 8, 8, Encoding.zrle, be32(c.count) + c)
+        }
+        let solid: [UInt8] = [1, 0x10, 0x20, 0x30]
+        let badRLE: [UInt8] = [130, 1, 2, 3, 4, 5, 6, 0x05]                                       // index 5 of 2
+        let zBytes = S.hello(w: 64, h: 8) + S.update([zrle(0, solid), zrle(8, solid), zrle(16, badRLE), zrle(24, solid)])
+        let hex = { (x: Int, tile: [UInt8]) in S.rect(x, 0, 16, 16, Encoding.hextile, tile) }
+        let good: [UInt8] = [2, 1, 2, 3, 0]
+        let bad: [UInt8] = [2 | 8, 1, 2, 3, 0, 1, 0xf0, 0xf0]   // a 16x16 subrect at 15,0
+        let hBytes = S.hello(w: 64, h: 16) + S.update([hex(0, good), hex(16, bad), hex(32, good)])
+        for bytes in [zBytes, hBytes] {
+            func failure(_ threads: Int) -> String? {
+                let e = engine(threads: threads, everything: true)
+                do { try e.feed(bytes) } catch { return "\(error)" }
+                return nil
+            }
+            let one = failure(1)
+            XCTAssertNotNil(one)
+            XCTAssertEqual(one, failure(2))
+        }
     }
 }
