@@ -143,13 +143,16 @@ final class ParallelDecodeTests: XCTestCase {
     /// a rect finding no room is the caller's to decode.
     func testWorkInFlightIsBounded() throws {
         let o = DecodeOffload(workers: 2)
-        let fb = Framebuffer(width: 512, height: 512)
-        let j = makeJPEG(picture(512, 512, 3), w: 512, h: 512).jpeg
+        o.minPixels = 0
+        // 40 rects side by side: the engine never lets rects in flight overlap
+        let fb = Framebuffer(width: 1280, height: 512)
+        let j = makeJPEG(picture(128, 128, 3), w: 128, h: 128).jpeg
         var handed = 0
-        for _ in 0..<40 {
+        for i in 0..<40 {
+            let rect = Rect(x: i % 10 * 128, y: i / 10 * 128, w: 128, h: 128)
             fb.lock.withWriterLock {
-                guard o.wants(fb.bounds.area) else { return }
-                let job = o.makeJob(rect: fb.bounds, fb: fb, work: .jpeg)
+                guard o.wants(rect.area) else { return }
+                let job = o.makeJob(rect: rect, fb: fb, work: .jpeg)
                 job.buffer.reserve(j.count)
                 j.withUnsafeBufferPointer { job.buffer.pointer.update(from: $0.baseAddress!, count: j.count) }
                 job.length = j.count
@@ -162,7 +165,7 @@ final class ParallelDecodeTests: XCTestCase {
         try o.drain()
         XCTAssertEqual(o.inFlight.jobs, 0)
         XCTAssertGreaterThanOrEqual(handed, o.capacity)
-        XCTAssertEqual(fb.takeDamage(), [fb.bounds])
+        XCTAssertFalse(fb.takeDamage().isEmpty)
     }
 
     /// The front end reads (and takes damage) while workers write: under its side of the lock it
