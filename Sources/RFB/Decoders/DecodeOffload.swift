@@ -10,8 +10,8 @@ import Synchronization
 /// The session thread keeps every zlib stream to itself: it parses, resets and inflates in
 /// stream order as the sequential path does. What it hands over is the work after that: a Tight
 /// JPEG rect's decompression; a Tight basic rect's painting (palette, gradient or copy filter)
-/// and a ZRLE rect's tiles, from the bytes it inflated into the job's own buffer; a Hextile
-/// rect already buffered whole, from a copy of its bytes. It hands a rect over only while a worker
+/// and a ZRLE rect's tiles, from the bytes it inflated into the job's own buffer; a Hextile,
+/// RRE or CoRRE rect already buffered whole, from a copy of its bytes. It hands a rect over only while a worker
 /// has room; otherwise it decodes the rect itself, so the two sides share the load with no
 /// waiting (on 2 cores: the session thread and one worker).
 ///
@@ -32,7 +32,8 @@ final class DecodeOffload: @unchecked Sendable {
         case jpeg
         case basic(BasicPaint)
         case zrle(PixelConverter)
-        case hextile(PixelConverter)
+        /// A rect's bytes as sent, whole, for a fresh decoder of the encoding (Hextile, RRE, CoRRE).
+        case buffered(Int32, PixelConverter)
     }
 
     /// A basic rect's painting: its inflated data is the job's buffer.
@@ -49,7 +50,7 @@ final class DecodeOffload: @unchecked Sendable {
         let rect: Rect
         let fb: Framebuffer
         let work: Work
-        /// JPEG and Hextile: the rect's bytes; basic and ZRLE: the inflated data.
+        /// JPEG and buffered rects: the rect's bytes; basic and ZRLE: the inflated data.
         let buffer = ScratchBuffer()
         var length = 0
         /// Set by the worker: the decoder's message when the rect could not be decoded.
@@ -126,7 +127,7 @@ final class DecodeOffload: @unchecked Sendable {
             case .jpeg: decompress(job)
             case .basic(let paint): self.paint(job, paint)
             case .zrle(let pf): tiles(job, pf)
-            case .hextile(let pf): hextile(job, pf)
+            case .buffered(let enc, let pf): buffered(job, enc, pf)
             }
             job.finished.store(true, ordering: .releasing)
             job.done.signal()
@@ -232,26 +233,37 @@ extension DecodeOffload {
 }
 
 extension DecodeOffload {
-    /// On a worker: a whole Hextile rect, by a decoder made for it (its state is per rect).
-    fileprivate func hextile(_ job: Job, _ pf: PixelConverter) {
+    /// On a worker: a whole rect, by a decoder made for it (Hextile's and RRE's state is per rect).
+    fileprivate func buffered(_ job: Job, _ enc: Int32, _ pf: PixelConverter) {
         let r = job.rect, fb = job.fb
+        let decoder: RectDecoder = enc == Encoding.hextile ? HextileDecoder() : RREDecoder(compact: enc == Encoding.coRRE)
         do {
             try fb.lock.withWriterLock {
-                guard fb.contains(r) else { throw ProtocolError("internal: Hextile rect \(r) outside the framebuffer") }
+                guard fb.contains(r) else { throw ProtocolError("internal: rect \(r) outside the framebuffer") }
                 var reader = ByteReader(base: job.buffer.pointer, count: job.length)
-                try HextileDecoder().decode(rect: r, reader: &reader, fb: fb, pf: pf, resume: false)
+                try decoder.decode(rect: r, reader: &reader, fb: fb, pf: pf, resume: false)
                 guard reader.remaining == 0 else {
-                    throw ProtocolError("internal: Hextile rect \(r) measured \(job.length) bytes, decoded \(reader.pos)")
+                    throw ProtocolError("internal: rect \(r) measured \(job.length) bytes, decoded \(reader.pos)")
                 }
                 fb.addDamage(r)
             }
         } catch is NeedMoreData {
-            job.failure = "internal: Hextile rect \(r) measured \(job.length) bytes, too few to decode"
+            job.failure = "internal: rect \(r) measured \(job.length) bytes, too few to decode"
         } catch let e as ProtocolError {
             job.failure = e.message
         } catch {
-            job.failure = "Hextile rect \(r): \(error)"
+            job.failure = "rect \(r): \(error)"
         }
+    }
+
+    /// Hands a rect buffered whole (`size` bytes at `reader`) to a worker and consumes it.
+    func startBuffered(_ enc: Int32, rect: Rect, size: Int, reader: inout ByteReader, fb: Framebuffer, pf: PixelConverter) {
+        let job = makeJob(rect: rect, fb: fb, work: .buffered(enc, pf))
+        job.buffer.reserve(size)
+        job.buffer.pointer.update(from: reader.current, count: size)
+        job.length = size
+        reader.pos += size
+        start(job)
     }
 }
 

@@ -30,12 +30,7 @@ final class HextileDecoder: RectDecoder {
         if !resume, let offload, offload.wants(rect.area),
            let size = HextileDecoder.bufferedSize(rect: rect, bytes: reader.current, count: reader.remaining,
                                                   bpp: pf.bytesPerPixel) {
-            let job = offload.makeJob(rect: rect, fb: fb, work: .hextile(pf))
-            job.buffer.reserve(size)
-            job.buffer.pointer.update(from: reader.current, count: size)
-            job.length = size
-            reader.pos += size
-            offload.start(job)
+            offload.startBuffered(Encoding.hextile, rect: rect, size: size, reader: &reader, fb: fb, pf: pf)
             deferredLastRect = true
             return
         }

@@ -10,11 +10,30 @@ final class RREDecoder: RectDecoder {
     /// Subrects announced but not yet drawn.
     private var left: UInt32 = 0
 
+    /// Set by the engine when rects may decode on worker threads (DecodeOffload).
+    var offload: DecodeOffload?
+    /// The last rect went to `offload`: a worker adds its pixels and damage.
+    var deferredLastRect = false
+
     init(compact: Bool) { self.compact = compact }
 
     func decode(rect: Rect, reader: inout ByteReader, fb: Framebuffer, pf: PixelConverter, resume: Bool) throws {
         if !resume { headerDone = false; left = 0 }
+        deferredLastRect = false
         let bpp = pf.bytesPerPixel
+        // A rect already buffered whole goes to a worker as a copy of its bytes (its size is
+        // the count's, in Int: no overflow); one still arriving streams here as before.
+        if !resume, let offload, reader.remaining >= 4 + bpp, offload.wants(rect.area) {
+            let p = reader.current
+            let n = Int(p[0]) << 24 | Int(p[1]) << 16 | Int(p[2]) << 8 | Int(p[3])
+            let size = 4 + bpp + n * (bpp + (compact ? 4 : 8))
+            if size <= reader.remaining {
+                offload.startBuffered(compact ? Encoding.coRRE : Encoding.rre, rect: rect, size: size, reader: &reader,
+                                      fb: fb, pf: pf)
+                deferredLastRect = true
+                return
+            }
+        }
         let name = compact ? "CoRRE" : "RRE"
         if !headerDone {
             try reader.require(4 + bpp)

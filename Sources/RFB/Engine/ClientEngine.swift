@@ -149,6 +149,7 @@ public final class ClientEngine: SecurityContext {
             for enc in [Encoding.tight, Encoding.tightPNG] { (decoders[enc] as? TightDecoder)?.offload = o }
             (decoders[Encoding.zrle] as? ZRLEDecoder)?.offload = o
             (decoders[Encoding.hextile] as? HextileDecoder)?.offload = o
+            for enc in [Encoding.rre, Encoding.coRRE] { (decoders[enc] as? RREDecoder)?.offload = o }
         }
     }
 
