@@ -7,6 +7,8 @@ public struct BenchResult: Sendable, Codable {
     public var updates = 0, rects = 0, pixels = 0, bytes = 0
     public var cpuSeconds = 0.0, wallSeconds = 0.0
     public var threads = 1
+    /// Rects decoded on worker threads (threads above 1).
+    public var workerRects = 0
     /// With `split`: seconds inside zlib inflate, TurboJPEG decompress and libavcodec's H.264 decoder.
     public var inflateSeconds: Double?, jpegSeconds: Double?, h264Seconds: Double?
     public var mpixPerCPUSecond: Double { cpuSeconds > 0 ? Double(pixels) / 1e6 / cpuSeconds : 0 }
@@ -40,7 +42,7 @@ public final class LibraryClock: LibraryProbe {
 public enum DecodeBench {
     /// Decodes `path` `repeats` times; the fastest run's figures and the last framebuffer.
     /// With `split`, the time inside zlib, TurboJPEG and libavcodec is measured too (clock reads per call).
-    /// With `threads` above 1, Tight JPEG rects decode on that many workers and the fastest run
+    /// With `threads` above 1, rects also decode on threads-1 workers (DecodeOffload) and the fastest run
     /// is the one with the least wall time (CPU time then adds up across threads).
     public static func run(path: String, repeats: Int = 1, split: Bool = false, threads: Int = 1) throws -> (BenchResult, Framebuffer?) {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -75,6 +77,7 @@ public enum DecodeBench {
                 r.jpegSeconds = Double(clock.jpegNanos) / 1e9
                 r.h264Seconds = Double(clock.avcodecNanos) / 1e9
             }
+            r.workerRects = engine.rectsOnWorkers
             r.updates = engine.stats.updates; r.rects = engine.stats.rects
             r.pixels = engine.stats.pixels; r.bytes = engine.stats.bytes
             let better = threads > 1 ? r.wallSeconds < (best?.wallSeconds ?? .infinity) : r.cpuSeconds < (best?.cpuSeconds ?? .infinity)

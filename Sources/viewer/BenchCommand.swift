@@ -19,7 +19,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Decode each file this many times and report the fastest.", transform: Parse.positive("a count from 1"))
     var repeats: Int = 1
 
-    @Option(help: "Decoding threads: above 1, Tight JPEG rects decode on that many workers.", transform: Parse.positive("a count from 1"))
+    @Option(help: "Decoding threads: above 1, Tight, ZRLE, Hextile and (Co)RRE rects also decode on threads-1 workers.", transform: Parse.positive("a count from 1"))
     var threads: Int = 1
 
     @Flag(help: "Also time zlib inflate, TurboJPEG decompress and H.264 decoding inside the decode (adds clock reads).")
@@ -29,13 +29,13 @@ struct BenchCommand: ParsableCommand {
     struct Line: Encodable {
         let file: String
         let updates, rects, pixels, bytes: Int
-        let threads: Int
+        let threads, worker_rects: Int
         let cpu_s, wall_s, mpix_per_cpu_s: Double
         let inflate_s, jpeg_s, h264_s: Double?
 
         init(_ r: BenchResult) {
             func r4(_ v: Double) -> Double { (v * 1e4).rounded() / 1e4 }
-            file = r.file; threads = r.threads; updates = r.updates; rects = r.rects; pixels = r.pixels; bytes = r.bytes
+            file = r.file; threads = r.threads; worker_rects = r.workerRects; updates = r.updates; rects = r.rects; pixels = r.pixels; bytes = r.bytes
             cpu_s = r4(r.cpuSeconds); wall_s = r4(r.wallSeconds)
             mpix_per_cpu_s = (r.mpixPerCPUSecond * 10).rounded() / 10
             inflate_s = r.inflateSeconds.map(r4); jpeg_s = r.jpegSeconds.map(r4); h264_s = r.h264Seconds.map(r4)

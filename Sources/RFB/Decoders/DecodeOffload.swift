@@ -80,6 +80,8 @@ final class DecodeOffload: @unchecked Sendable {
     private var pending: [Job] = []
     private var pendingBytes = 0
     private(set) var peakBytes = 0
+    /// Rects handed to workers so far.
+    private(set) var started = 0
 
     /// `workers` threads beside the session thread.
     init(workers: Int) {
@@ -117,6 +119,7 @@ final class DecodeOffload: @unchecked Sendable {
     func makeJob(rect: Rect, fb: Framebuffer, work: Work) -> Job { Job(rect: rect, fb: fb, work: work) }
 
     func start(_ job: Job) {
+        started += 1
         pending.append(job)
         pendingBytes += job.length
         peakBytes = max(peakBytes, pendingBytes)

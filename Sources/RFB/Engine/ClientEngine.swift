@@ -102,6 +102,8 @@ public final class ClientEngine: SecurityContext {
     var decoders: [Int32: RectDecoder]
     /// Workers for Tight JPEG rects (settings.decodeThreads > 1).
     var offload: DecodeOffload?
+    /// Rects decoded on worker threads so far (`decodeThreads` above 1).
+    public var rectsOnWorkers: Int { offload?.started ?? 0 }
     lazy var clipboard = ExtendedClipboardState(limit: settings.clipboardByteLimit)
     /// Set when the server announced the Extended Clipboard (UTF-8 cut text).
     public var extendedClipboard: Bool { clipboard.active }
