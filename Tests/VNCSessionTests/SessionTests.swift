@@ -56,6 +56,43 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(s.desktopName, "fake")
     }
 
+    /// Two decoding threads: whole RRE rects go to a worker while the front end reads and takes
+    /// damage on its own thread (ThreadSanitizer runs this); each update is whole at its end.
+    func testWorkersDecodeWhileTheFrontEndReads() throws {
+        let t = MemoryTransport()
+        var settings = ClientSettings()
+        settings.decodeThreads = 2
+        let s = session([t], settings: settings)
+        let w = Watcher(s)
+        s.start()
+        defer { s.stop(); s.waitUntilStopped(timeout: 2) }
+        XCTAssertTrue(FakeServer.handshakeNone(t, width: 256, height: 256))
+        XCTAssertTrue(w.wait { _, st in st == .ready }, "ready")
+        _ = t.serverReceive(20)
+        // four rects a frame, each 128x128 (on workers): one colour per frame
+        func frame(_ c: UInt32) -> [UInt8] {
+            var b: [UInt8] = [0, 0] + FakeServer.be16(4)
+            for i in 0..<4 {
+                b += FakeServer.be16(i % 2 * 128) + FakeServer.be16(i / 2 * 128) + FakeServer.be16(128) + FakeServer.be16(128) + FakeServer.be32(2) + FakeServer.be32(0)
+                b += [UInt8(c & 0xff), UInt8(c >> 8 & 0xff), UInt8(c >> 16 & 0xff), 0]
+            }
+            return b
+        }
+        var mixed = 0
+        for k in 1...40 {
+            t.serverSend(frame(UInt32(k) * 0x010203))
+            let (a, b) = s.withFramebuffer { fb in
+                _ = fb?.takeDamage()
+                return (fb?.pixels[0] ?? 0, fb?.pixels[256 * 256 - 1] ?? 0)
+            }
+            if a != b { mixed += 1 }   // read between rects of one frame: allowed
+        }
+        XCTAssertTrue(w.wait { ev, _ in ev.filter { if case .updateEnded = $0 { return true }; return false }.count == 40 })
+        let last = s.withFramebuffer { fb in fb.map { [$0.pixels[0], $0.pixels[128], $0.pixels[128 * 256], $0.pixels[256 * 256 - 1]] } }
+        XCTAssertEqual(last, Array(repeating: 40 * 0x010203, count: 4))
+        print("frames read mid-update: \(mixed) of 40")
+    }
+
     /// VncAuth with no answer: the question goes to the front end, the handshake timer stops
     /// while it waits, and a late answer completes the login.
     func testPromptAnsweredLateDoesNotTimeOut() throws {
