@@ -11,15 +11,15 @@ import Synchronization
 /// stream order as the sequential path does. What it hands over is the work after that: a Tight
 /// JPEG rect's decompression; a Tight basic rect's painting (palette, gradient or copy filter)
 /// and a ZRLE rect's tiles, from the bytes it inflated into the job's own buffer; a Hextile,
-/// RRE or CoRRE rect already buffered whole, from a copy of its bytes. It hands a rect over only while a worker
-/// has room; otherwise it decodes the rect itself, so the two sides share the load with no
-/// waiting (on 2 cores: the session thread and one worker).
+/// RRE or CoRRE rect already buffered whole, from a copy of its bytes. It hands a rect over
+/// only while a worker has room; otherwise it decodes the rect itself, so the two sides share
+/// the load with no waiting (on 2 cores: the session thread and one worker).
 ///
 /// Workers write straight into the framebuffer, under the decoders' shared side of its lock,
 /// and add the rect's damage after its pixels. The engine keeps rects in flight apart: a rect
 /// overlapping one, a CopyRect touching one, a pseudo-encoding or any other message waits for
-/// them (`drain`), and so does the end of each parse call, so whoever reads the framebuffer
-/// after a feed sees every update parsed so far complete.
+/// them (`drain`), and so does the end of each update: the front end, told an update ended,
+/// finds it whole.
 ///
 /// Threads: `pending` belongs to the session thread, which never waits for a job while it holds
 /// the framebuffer lock. A job's `failure` is written by its worker before `finished` is set
@@ -27,6 +27,8 @@ import Synchronization
 final class DecodeOffload: @unchecked Sendable {
     /// Jobs in flight at most, per worker: one running, one queued behind it.
     static let jobsPerWorker = 2
+    /// Job buffers kept for reuse are at most this large (a full-HD rect's inflated pixels).
+    static let maxKeptBuffer = 8 << 20
 
     enum Work: Sendable {
         case jpeg
@@ -51,14 +53,15 @@ final class DecodeOffload: @unchecked Sendable {
         let fb: Framebuffer
         let work: Work
         /// JPEG and buffered rects: the rect's bytes; basic and ZRLE: the inflated data.
-        let buffer = ScratchBuffer()
+        let buffer: ScratchBuffer
         var length = 0
         /// Set by the worker: the decoder's message when the rect could not be decoded.
         var failure: String?
         let finished = Atomic<Bool>(false)
         let done = DispatchSemaphore(value: 0)
 
-        init(rect: Rect, fb: Framebuffer, work: Work) {
+        init(rect: Rect, fb: Framebuffer, work: Work, buffer: ScratchBuffer) {
+            self.buffer = buffer
             self.rect = rect
             self.fb = fb
             self.work = work
@@ -78,6 +81,8 @@ final class DecodeOffload: @unchecked Sendable {
     fileprivate var idleZRLE: [ZRLEDecoder] = []
     fileprivate let idleLock = PthreadMutex()
     private var pending: [Job] = []
+    /// Buffers of retired jobs (session thread only).
+    private var freeBuffers: [ScratchBuffer] = []
     private var pendingBytes = 0
     private(set) var peakBytes = 0
     /// Rects handed to workers so far.
@@ -111,12 +116,21 @@ final class DecodeOffload: @unchecked Sendable {
         while let first = pending.first, first.finished.load(ordering: .acquiring), first.failure == nil {
             pending.removeFirst()
             pendingBytes -= first.length
+            recycle(first.buffer)
         }
         return pending.count < capacity
     }
 
     /// A job for `rect`; the caller fills its buffer, then `start`s it. Only after `wants`.
-    func makeJob(rect: Rect, fb: Framebuffer, work: Work) -> Job { Job(rect: rect, fb: fb, work: work) }
+    func makeJob(rect: Rect, fb: Framebuffer, work: Work) -> Job {
+        Job(rect: rect, fb: fb, work: work, buffer: freeBuffers.popLast() ?? ScratchBuffer(capacity: 64 * 1024))
+    }
+
+    /// A finished job's buffer serves the next one (no allocation, no regrowth while inflating),
+    /// unless it grew past `maxKeptBuffer`.
+    private func recycle(_ b: ScratchBuffer) {
+        if b.capacity <= DecodeOffload.maxKeptBuffer && freeBuffers.count < capacity { freeBuffers.append(b) }
+    }
 
     func start(_ job: Job) {
         started += 1
@@ -146,6 +160,7 @@ final class DecodeOffload: @unchecked Sendable {
     private func retire(_ job: Job) throws {
         pendingBytes -= job.length
         job.done.wait()
+        recycle(job.buffer)
         if let why = job.failure {
             // the rest come after the failure: waited for, so nothing runs once the engine fails
             for j in pending { j.done.wait() }

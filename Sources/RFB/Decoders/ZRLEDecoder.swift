@@ -50,7 +50,6 @@ final class ZRLEDecoder: RectDecoder {
         if let offload, !rect.isEmpty, offload.wants(rect.area) {
             // inflated here, in stream order, into the job's buffer; the tiles on a worker
             let job = offload.makeJob(rect: rect, fb: fb, work: .zrle(pf))
-            job.buffer.reserve(min(bound + 1, 64 * 1024))
             job.length = try inflateAll(src, count: length, bound: bound, rect: rect, into: job.buffer)
             offload.start(job)
             deferredLastRect = true
