@@ -21,10 +21,13 @@ final class RobustnessTests: XCTestCase {
         return Array(rec.stream.prefix(bytes))
     }
 
-    func feedAll(_ stream: [UInt8], _ rng: inout Rng) -> Error? {
+    /// `threads` above 1: every rect that can goes to the workers, however small.
+    func feedAll(_ stream: [UInt8], _ rng: inout Rng, threads: Int = 1) -> Error? {
         var s = ClientSettings()
         s.password = Array("x".utf8)
+        s.decodeThreads = threads
         let e = ClientEngine(settings: s)
+        e.offload?.minPixels = 0
         var off = 0
         do {
             while off < stream.count {
@@ -33,6 +36,9 @@ final class RobustnessTests: XCTestCase {
                 off += n
                 _ = e.takeOutput(); _ = e.takeEvents()
             }
+            // the stream is over: rects still on workers are waited for (a session learns of a
+            // failure through onWorkerFailure)
+            try e.checkWorkers(wait: true)
         } catch { return error }
         return nil
     }
@@ -54,7 +60,8 @@ final class RobustnessTests: XCTestCase {
         return b
     }
 
-    func fuzz(_ file: String, prefix: Int, runs: Int, seed: UInt64) throws {
+    /// `parallel`: every third mutated stream is also decoded with workers (DecodeOffload).
+    func fuzz(_ file: String, prefix: Int, runs: Int, seed: UInt64, parallel: Bool = true) throws {
         let base = try loadPrefix(file, bytes: prefix)
         var rng = Rng(s: seed)
         XCTAssertNil(feedAll(base, &rng), "\(file): unmutated prefix must decode")
@@ -62,9 +69,16 @@ final class RobustnessTests: XCTestCase {
         for run in 0..<runs {
             // mutate past the version banner most of the time, sometimes anywhere
             let m = mutate(base, &rng, after: rng.int(3) == 0 ? 0 : 12)
-            if let err = feedAll(m, &rng) {
+            var same = rng
+            let err = feedAll(m, &rng)
+            if let err {
                 XCTAssertTrue(err is ProtocolError, "\(file) run \(run): unexpected error type \(err)")
                 protocolErrors += 1
+            }
+            // the same stream in the same chunks on workers: the same outcome, the same message
+            if parallel && run % 3 == 0 {
+                let two = feedAll(m, &same, threads: 2)
+                XCTAssertEqual(two.map { "\($0)" }, err.map { "\($0)" }, "\(file) run \(run): workers end otherwise")
             }
         }
         // the mutations must actually have reached the decoders' error paths

@@ -93,6 +93,31 @@ final class SessionTests: XCTestCase {
         print("frames read mid-update: \(mixed) of 40")
     }
 
+    /// A rect a worker cannot decode, then silence in the middle of the update: the connection
+    /// ends at once with the decoder's message, not at the update's end nor as a stall.
+    func testAWorkersFailureEndsTheConnectionAtOnce() throws {
+        let t = MemoryTransport()
+        var settings = ClientSettings()
+        settings.decodeThreads = 2
+        let s = session([t], settings: settings)
+        let w = Watcher(s)
+        s.start()
+        defer { s.stop(); s.waitUntilStopped(timeout: 2) }
+        XCTAssertTrue(FakeServer.handshakeNone(t, width: 256, height: 256))
+        XCTAssertTrue(w.wait { _, st in st == .ready }, "ready")
+        _ = t.serverReceive(20)
+        // an update of 2 rects: an RRE rect whose subrect leaves it, and the second never comes
+        var b: [UInt8] = [0, 0] + FakeServer.be16(2)
+        b += FakeServer.be16(0) + FakeServer.be16(0) + FakeServer.be16(128) + FakeServer.be16(128) + FakeServer.be32(2)
+        b += FakeServer.be32(1) + [0, 0, 0, 0] + [0xff, 0, 0, 0] + FakeServer.be16(100) + FakeServer.be16(0)
+            + FakeServer.be16(50) + FakeServer.be16(1)
+        let sent = Date()
+        t.serverSend(b)
+        XCTAssertTrue(w.wait(3) { _, st in if case .failed(let why) = st { return why.contains("RRE subrect") }; return false },
+                      "\(s.state)")
+        XCTAssertLessThan(Date().timeIntervalSince(sent), 1.0)
+    }
+
     /// VncAuth with no answer: the question goes to the front end, the handshake timer stops
     /// while it waits, and a late answer completes the login.
     func testPromptAnsweredLateDoesNotTimeOut() throws {

@@ -85,6 +85,11 @@ final class DecodeOffload: @unchecked Sendable {
     private var freeBuffers: [ScratchBuffer] = []
     private var pendingBytes = 0
     private(set) var peakBytes = 0
+    /// Set by a worker whose rect failed (the engine reports it without waiting for a barrier).
+    let anyFailed = Atomic<Bool>(false)
+    /// Called on the worker when its rect failed: the session thread is woken to report it.
+    /// Set before the first job.
+    var onFailure: (@Sendable () -> Void)?
     /// Rects handed to workers so far.
     private(set) var started = 0
 
@@ -148,6 +153,10 @@ final class DecodeOffload: @unchecked Sendable {
             }
             job.finished.store(true, ordering: .releasing)
             job.done.signal()
+            if job.failure != nil {
+                anyFailed.store(true, ordering: .releasing)
+                onFailure?()
+            }
         }
     }
 

@@ -88,6 +88,7 @@ extension Session {
         }
         let engine = ClientEngine(settings: connectionSettings(t))
         engine.workBudgetPixels = Session.workBudgetPixels
+        engine.onWorkerFailure = { [weak self] in self?.signalSessionThread() }
         lock.withLock { transport = t }
         defer {
             lock.withLock { transport = nil }
@@ -157,6 +158,8 @@ extension Session {
                     continue
                 }
             }
+            // a rect a worker could not decode ends the connection now, not at the update's end
+            try e.checkWorkers()
             if e.hasDeferredWork {
                 // complete units still buffered: decode on without waiting for the socket
                 phaseBefore = e.phase
