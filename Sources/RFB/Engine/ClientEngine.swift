@@ -102,22 +102,6 @@ public final class ClientEngine: SecurityContext {
     var decoders: [Int32: RectDecoder]
     /// Workers for Tight JPEG rects (settings.decodeThreads > 1).
     var offload: DecodeOffload?
-    /// Rects decoded on worker threads so far (`decodeThreads` above 1).
-    public var rectsOnWorkers: Int { offload?.started ?? 0 }
-    /// Called on a worker thread when a rect it decoded failed, so that whoever waits on the
-    /// network can call `checkWorkers()` now. Set before the first feed.
-    public var onWorkerFailure: (@Sendable () -> Void)? {
-        get { offload?.onFailure }
-        set { offload?.onFailure = newValue }
-    }
-
-    /// A rect on a worker that failed is reported now, with the message the sequential path
-    /// gives (the first failure in stream order), instead of at the next barrier; `wait` also
-    /// waits for every rect in flight (the end of a stream).
-    public func checkWorkers(wait: Bool = false) throws {
-        guard let o = offload, o.hasPending, wait || o.anyFailed.load(ordering: .acquiring) else { return }
-        do { try o.drain() } catch let e as ProtocolError { throw fail(e) }
-    }
     lazy var clipboard = ExtendedClipboardState(limit: settings.clipboardByteLimit)
     /// Set when the server announced the Extended Clipboard (UTF-8 cut text).
     public var extendedClipboard: Bool { clipboard.active }
