@@ -27,6 +27,9 @@ import Synchronization
 final class DecodeOffload: @unchecked Sendable {
     /// Jobs in flight at most, per worker: one running, one queued behind it.
     static let jobsPerWorker = 2
+    /// A JPEG rect counts as this many times its pixels against `minPixels` (TurboJPEG costs
+    /// about 10 ns a pixel here, painting a palette or tiles 2-3).
+    static let jpegWeight = 4
     /// Job buffers kept for reuse are at most this large (a full-HD rect's inflated pixels).
     static let maxKeptBuffer = 8 << 20
 

@@ -293,7 +293,8 @@ final class TightDecoder: RectDecoder {
         guard Int(w) == rect.w && Int(h) == rect.h else {
             throw ProtocolError("Tight rect \(rect): JPEG is \(w)x\(h), not the rect's \(rect.w)x\(rect.h)")
         }
-        if let offload, offload.wants(rect.area) {
+        // a JPEG pixel costs several times a painted one: smaller JPEG rects are worth a worker
+        if let offload, offload.wants(rect.area * DecodeOffload.jpegWeight) {
             let job = offload.makeJob(rect: rect, fb: fb, work: .jpeg)
             job.buffer.reserve(length)
             job.buffer.pointer.update(from: data, count: length)
