@@ -3,7 +3,8 @@
 #  1. `viewer bench`: in-process decode speed (best of 3),
 #  2. the final frame against libvncclient's (anchors/lvc_consume -d) — must be identical,
 #  3. with MEASURE=1, `viewer snapshot` against the replay server exactly as the references
-#     are measured (tools/measure_anchor.sh cmd mode), next to libvncclient's figures.
+#     are measured (tools/measure_anchor.sh cmd mode), next to libvncclient's and TigerVNC's
+#     vncviewer's in the same run (peer_cpu_sched_s, median of 3 completed runs).
 # Output: one line per file, and bench-results.jsonl in $OUT (default /tmp/farcast-bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,12 +40,12 @@ PY
 )
   line=${line%\}}",\"final_frame_diff_pixels_vs_lvc\":\"$same\"}"
   if [ "${MEASURE:-0}" = 1 ]; then
-    for viewer in lvc cmd; do
+    for viewer in lvc tigervnc cmd; do
       ANCHOR_NAME=farcast ANCHOR_CMD="$V snapshot 127.0.0.1::{PORT} -o $OUT/$name.snap.png --quiet-ms 3000" \
         bash $TOOLS/measure_anchor.sh "$f" $viewer 3 > "$OUT/$name.$viewer.jsonl" 2>/dev/null || true
       med=$(python3 -c "
 import json,sys,statistics
-v=[json.loads(l).get('peer_cpu_s') for l in open(sys.argv[1]) if l.strip()]
+v=[(lambda j: j.get('peer_cpu_sched_s', j.get('peer_cpu_s')) if j.get('completed', True) else None)(json.loads(l)) for l in open(sys.argv[1]) if l.strip()]
 v=[x for x in v if x is not None]
 print('%.3f'%statistics.median(v) if v else 'null')" "$OUT/$name.$viewer.jsonl")
       line=${line%\}}",\"replay_cpu_s_$viewer\":$med}"
