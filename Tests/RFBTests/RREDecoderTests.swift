@@ -108,4 +108,45 @@ final class RREDecoderTests: XCTestCase {
             XCTAssertTrue("\($0)".contains("wants more"), "\($0)")
         }
     }
+
+    /// The native format's own loop (one per field layout, short runs inline, big subrects in
+    /// bands) against a plain reference and against the converting loop (the same pixels sent
+    /// big-endian), on random subrects of every width class, whole and drip-fed.
+    func testNativeLoopMatchesReferenceAndConvertingLoop() throws {
+        var rng = RobustnessTests.Rng(s: 17)
+        let bigEndian = PixelFormat(bitsPerPixel: 32, depth: 24, bigEndian: true, trueColour: true,
+                                    redMax: 255, greenMax: 255, blueMax: 255, redShift: 16, greenShift: 8, blueShift: 0)
+        func be(_ c: UInt32) -> [UInt8] { [0, UInt8(c >> 16 & 0xff), UInt8(c >> 8 & 0xff), UInt8(c & 0xff)] }
+        for compact in [true, false] {
+            let rect = Rect(x: 3, y: 2, w: compact ? 255 : 300, h: compact ? 200 : 260)
+            var blocks: [(Rect, UInt32)] = [(rect, 0x102030)]
+            var native = px(0x102030), swapped = be(0x102030)
+            let n = 400
+            for i in 0..<n {
+                let c = UInt32(truncatingIfNeeded: rng.next()) & 0xff_ffff
+                let w = [1, 1 + rng.int(16), 17 + rng.int(rect.w - 17)][i % 3]
+                let h = 1 + rng.int(i % 5 == 0 ? rect.h : 20)
+                let x = rng.int(rect.w - w + 1), y = rng.int(rect.h - h + 1)
+                let f = compact ? [UInt8(x), UInt8(y), UInt8(w), UInt8(h)] : be16(x) + be16(y) + be16(w) + be16(h)
+                native += px(c) + f; swapped += be(c) + f
+                blocks.append((Rect(x: rect.x + x, y: rect.y + y, w: w, h: h), c))
+            }
+            let size = (rect.maxX + 2, rect.maxY + 1)
+            let a = try decodeBothWays({ RREDecoder(compact: compact) }, rect: rect, bytes: be32(n) + native, fbSize: size)
+            let b = try decodeBothWays({ RREDecoder(compact: compact) }, rect: rect, bytes: be32(n) + swapped, fbSize: size, format: bigEndian)
+            XCTAssertEqual(a, expected(size.0, size.1, blocks), compact ? "CoRRE" : "RRE")
+            XCTAssertEqual(a, b, compact ? "CoRRE" : "RRE")
+        }
+        // a subrect over a million pixels is drawn in bands (a waiting window may take the lock between them)
+        let big = Rect(x: 0, y: 0, w: 1200, h: 1000)
+        let bytes = be32(2) + px(1) + rreSub(0xabcdef, 1, 2, 1199, 998) + rreSub(0x123456, 5, 5, 3, 3)
+        let out = try runDecoderPixels(RREDecoder(compact: false), rect: big, bytes: bytes)
+        XCTAssertEqual(out, expected(1200, 1000, [(big, 1), (Rect(x: 1, y: 2, w: 1199, h: 998), 0xabcdef), (Rect(x: 5, y: 5, w: 3, h: 3), 0x123456)]))
+    }
+
+    private func runDecoderPixels(_ d: RREDecoder, rect: Rect, bytes: [UInt8]) throws -> [UInt32] {
+        let fb = Framebuffer(width: rect.w, height: rect.h)
+        XCTAssertEqual(try runDecoder(d, rect: rect, bytes: bytes, fb: fb), 0)
+        return fb.snapshotPixels()
+    }
 }

@@ -148,6 +148,17 @@ final class ZRLEDecoderTests: XCTestCase {
         try check(format: .bgr233, w: 200, h: 70, tiles: everyKind(mask: 0xff))
     }
 
+    /// 2- and 4-colour tiles (drawn from a table of index groups) with every index group, full
+    /// tiles and a 61-wide edge whose rows end inside an index byte.
+    func testTwoAndFourColourTilesEveryIndexGroup() throws {
+        let pal2: [UInt32] = [0x0a0b0c, 0xf0e0d0], pal4: [UInt32] = [0x010203, 0x112233, 0x445566, 0x778899]
+        func hash(_ x: Int, _ y: Int) -> Int { (x &* 0x9E37 ^ y &* 0x85EB ^ (x * y) >> 3) & 0xffff }
+        try check(format: .native, w: 125, h: 70, tiles: [
+            (.packed(pal2), { x, y in pal2[hash(x, y) >> 7 & 1] }), (.packed(pal4), { x, y in pal4[hash(x, y) >> 5 & 3] }),
+            (.packed(pal4), { x, y in pal4[hash(x, y) >> 9 & 3] }), (.packed(pal2), { x, y in pal2[hash(x, y) >> 4 & 1] }),
+        ])
+    }
+
     func testLargestPaletteRLEAndSmallTiles() throws {
         // subencoding 255: 127 colours, mostly single pixels
         let pal: [UInt32] = (0..<127).map { UInt32($0) * 0x010203 + 0x040000 }

@@ -30,6 +30,8 @@ public final class Framebuffer: @unchecked Sendable {
     /// Guarded by `damageLock`: decoders sharing `lock` add damage side by side.
     private var damage: [Rect] = []
     private let damageLock = PthreadMutex()
+    /// Where the last damage went (a hint, checked against the count).
+    private var lastMerged = 0
     /// Damage lists longer than this collapse into fewer rects (uploads of a few big rects beat many tiny ones).
     static let maxDamageRects = 64
 
@@ -124,11 +126,12 @@ public final class Framebuffer: @unchecked Sendable {
 
     private func merge(_ c: Rect) {
         // Absorb into an existing rect when that adds little area; this keeps uploads few and large.
-        for i in damage.indices {
-            let u = damage[i].union(c)
-            if u.area <= damage[i].area + c.area + (c.area >> 1) { damage[i] = u; return }
-        }
+        // The rect that took the last one first: rects come in screen order, so it usually takes
+        // this one too, and a list nobody takes (a snapshot) is not scanned 13 000 times.
+        if lastMerged < damage.count, absorb(c, at: lastMerged) { return }
+        for i in damage.indices where absorb(c, at: i) { lastMerged = i; return }
         damage.append(c)
+        lastMerged = damage.count - 1
         if damage.count > Framebuffer.maxDamageRects {
             // Collapse by merging neighbours pairwise in y order.
             damage.sort { $0.y < $1.y }
@@ -140,6 +143,12 @@ public final class Framebuffer: @unchecked Sendable {
             }
             damage = merged
         }
+    }
+
+    private func absorb(_ c: Rect, at i: Int) -> Bool {
+        let u = damage[i].union(c)
+        if u.area <= damage[i].area + c.area + (c.area >> 1) { damage[i] = u; return true }
+        return false
     }
 
     /// Hands the damage to the front end and starts a new list.
