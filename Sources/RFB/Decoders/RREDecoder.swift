@@ -72,7 +72,17 @@ final class RREDecoder: RectDecoder {
             let (sx, sy, sw, sh) = F.fields(p + 4)
             guard sx &+ sw <= rect.w, sy &+ sh <= rect.h else { throw outside(sx, sy, sw, sh, rect) }
             var d = base + (sy &* stride &+ sx)
-            if sw == 1 {
+            if sw == 1 && UInt(bitPattern: sh &- 1) < 4 {
+                // a column of 1-4 pixels (glyph strokes), stored without a loop whose varying
+                // exit mispredicts: rows past the last store the last row again
+                let last = sh &- 1
+                d.pointee = colour; d[min(1, last) &* stride] = colour
+                d[min(2, last) &* stride] = colour; d[min(3, last) &* stride] = colour
+            } else if sh == 1 && UInt(bitPattern: sw &- 1) < 4 {
+                // a run of 2-4 pixels, the same way
+                let last = sw &- 1
+                d[0] = colour; d[min(1, last)] = colour; d[min(2, last)] = colour; d[min(3, last)] = colour
+            } else if sw == 1 {
                 for _ in 0..<sh { d.pointee = colour; d += stride }
             } else if sw &* sh <= Framebuffer.bandPixels {
                 for _ in 0..<sh { fillPixels(d, colour, sw); d += stride }
