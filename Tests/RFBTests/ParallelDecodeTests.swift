@@ -195,6 +195,50 @@ final class ParallelDecodeTests: XCTestCase {
         XCTAssertEqual(a.framebuffer?.snapshotPixels(), b.framebuffer?.snapshotPixels())
     }
 
+    func threadCount() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0 }
+
+    /// A worker is not woken for every job (DecodeWorker): one rect handed over, below the wake
+    /// threshold, is still decoded once the engine has used up its input (`kick`), without any
+    /// barrier, and the end of the update takes back what a worker has not started.
+    func testAQueuedRectIsDecodedWhenTheInputRunsOut() throws {
+        let hello = S.hello(w: 128, h: 64)
+        let rect = jpegRect(0, 0, 64, 32, k: 3)
+        let a = engine(threads: 1), b = engine(threads: 2, everything: true)
+        try a.feed(hello + S.update([fill(0, 0, 128, 64, 0x123456)]) + S.update([rect]))
+        // a first update starts the worker; it has gone to sleep when the second comes
+        try b.feed(hello + S.update([jpegRect(0, 0, 64, 32, k: 9), fill(0, 0, 128, 64, 0x123456)]))
+        usleep(200_000)
+        let fb = try XCTUnwrap(b.framebuffer)
+        _ = fb.lock.withReaderLock { fb.takeDamage() }
+        // the update's header and its one rect, not its end: the rect waits on the worker
+        try b.feed(Array(S.update([rect, jpegRect(64, 32, 64, 32, k: 4)]).prefix(4 + rect.count)))
+        let deadline = Date().addingTimeInterval(10)
+        var damaged: [Rect] = []
+        while damaged.isEmpty && Date() < deadline {
+            damaged = fb.lock.withReaderLock { fb.takeDamage() }
+            if damaged.isEmpty { usleep(1000) }
+        }
+        XCTAssertEqual(damaged, [Rect(x: 0, y: 0, w: 64, h: 32)], "the queued rect was never decoded")
+        XCTAssertEqual(a.framebuffer?.snapshotPixels(), fb.snapshotPixels())
+    }
+
+    /// Worker threads start with the first rect handed over and end with their engine, also one
+    /// dropped with rects still queued: 40 engines leave no thread behind.
+    func testWorkerThreadsEndWithTheirEngine() throws {
+        let before = threadCount()
+        let hello = S.hello(w: 128, h: 64)
+        let update = S.update([jpegRect(0, 0, 64, 32, k: 1), jpegRect(64, 0, 64, 32, k: 2)])
+        for i in 0..<40 {
+            let e = engine(threads: 3, everything: true)
+            // whole updates, or one cut inside its second rect (rects left in flight)
+            try e.feed(hello + (i % 2 == 0 ? update : Array(update.prefix(update.count - 9))))
+            XCTAssertGreaterThan(e.rectsOnWorkers, 0)
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while threadCount() > before + 1 && Date() < deadline { usleep(10_000) }
+        XCTAssertLessThanOrEqual(threadCount(), before + 1, "worker threads outlived their engines")
+    }
+
     // MARK: ZRLE and Hextile
 
     /// Hextile bodies of random tiles: wherever the walk gives a size, the decoder consumes

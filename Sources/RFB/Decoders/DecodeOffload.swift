@@ -52,6 +52,10 @@ final class DecodeOffload: @unchecked Sendable {
     }
 
     final class Job: @unchecked Sendable {
+        /// Kept alive by its jobs: a worker runs a job through it.
+        let owner: DecodeOffload
+        /// The worker it was queued on (set by `start`).
+        var worker: DecodeWorker?
         let rect: Rect
         let fb: Framebuffer
         let work: Work
@@ -63,7 +67,8 @@ final class DecodeOffload: @unchecked Sendable {
         let finished = Atomic<Bool>(false)
         let done = DispatchSemaphore(value: 0)
 
-        init(rect: Rect, fb: Framebuffer, work: Work, buffer: ScratchBuffer) {
+        init(owner: DecodeOffload, rect: Rect, fb: Framebuffer, work: Work, buffer: ScratchBuffer) {
+            self.owner = owner
             self.buffer = buffer
             self.rect = rect
             self.fb = fb
@@ -76,8 +81,7 @@ final class DecodeOffload: @unchecked Sendable {
     /// allocation, a wake-up, a few µs) costs about what decoding saves (3-20 ns a pixel).
     /// Tests set 0 to send every rect they can to the workers.
     var minPixels = 16384
-    private let queues: [DispatchQueue]
-    private var nextQueue = 0
+    private let pool: [DecodeWorker]
     /// TurboJPEG handles and painting decoders not in use, guarded by `idleLock`.
     private var idleJPEG: [UnsafeMutableRawPointer] = []
     private var idlePainters: [TightDecoder] = []
@@ -99,11 +103,12 @@ final class DecodeOffload: @unchecked Sendable {
     /// `workers` threads beside the session thread.
     init(workers: Int) {
         self.workers = max(1, workers)
-        queues = (0..<self.workers).map { _ in DispatchQueue(label: "farcast.tight.worker") }
+        pool = (0..<self.workers).map { _ in DecodeWorker() }
     }
 
     deinit {
-        // a running job keeps the offload alive (its closure holds self): none runs now
+        // a queued or running job keeps the offload alive (`Job.owner`): none is left now
+        for w in pool { w.stop() }
         for h in idleJPEG { tjDestroy(h) }
     }
 
@@ -131,7 +136,7 @@ final class DecodeOffload: @unchecked Sendable {
 
     /// A job for `rect`; the caller fills its buffer, then `start`s it. Only after `wants`.
     func makeJob(rect: Rect, fb: Framebuffer, work: Work) -> Job {
-        Job(rect: rect, fb: fb, work: work, buffer: freeBuffers.popLast() ?? ScratchBuffer(capacity: 64 * 1024))
+        Job(owner: self, rect: rect, fb: fb, work: work, buffer: freeBuffers.popLast() ?? ScratchBuffer(capacity: 64 * 1024))
     }
 
     /// A finished job's buffer serves the next one (no allocation, no regrowth while inflating),
@@ -145,21 +150,36 @@ final class DecodeOffload: @unchecked Sendable {
         pending.append(job)
         pendingBytes += job.length
         peakBytes = max(peakBytes, pendingBytes)
-        let q = queues[nextQueue]
-        nextQueue = (nextQueue + 1) % queues.count
-        q.async { [self] in
-            switch job.work {
-            case .jpeg: decompress(job)
-            case .basic(let paint): self.paint(job, paint)
-            case .zrle(let pf): tiles(job, pf)
-            case .buffered(let enc, let pf): buffered(job, enc, pf)
-            }
-            job.finished.store(true, ordering: .releasing)
-            job.done.signal()
-            if job.failure != nil {
-                anyFailed.store(true, ordering: .releasing)
-                onFailure?()
-            }
+        // the first worker with room (there is one: `wants` counted the jobs in flight)
+        let w = pool.first { $0.load < DecodeOffload.jobsPerWorker } ?? pool[0]
+        job.worker = w
+        w.enqueue(job, wakeAt: DecodeOffload.jobsPerWorker)
+    }
+
+    /// The engine is gone: jobs not started are dropped, running ones end on their own, and
+    /// the offload, no longer held by its jobs, ends with them (and stops its threads).
+    func abandon() {
+        for j in pending { _ = j.worker?.takeBack(j) }
+        pending.removeAll()
+        pendingBytes = 0
+    }
+
+    /// Wakes workers sleeping with jobs queued: the session thread is about to wait for input.
+    func kick() { for w in pool { w.kick() } }
+
+    /// Decodes `job`, on its worker or, taken back, on the session thread.
+    func execute(_ job: Job, onWorker: Bool) {
+        switch job.work {
+        case .jpeg: decompress(job)
+        case .basic(let paint): self.paint(job, paint)
+        case .zrle(let pf): tiles(job, pf)
+        case .buffered(let enc, let pf): buffered(job, enc, pf)
+        }
+        job.finished.store(true, ordering: .releasing)
+        job.done.signal()
+        if job.failure != nil {
+            anyFailed.store(true, ordering: .releasing)
+            if onWorker { onFailure?() }
         }
     }
 
@@ -171,11 +191,14 @@ final class DecodeOffload: @unchecked Sendable {
 
     private func retire(_ job: Job) throws {
         pendingBytes -= job.length
+        // not started yet: decoded here rather than waking its worker and waiting
+        if job.worker?.takeBack(job) == true { execute(job, onWorker: false) }
         job.done.wait()
         recycle(job.buffer)
         if let why = job.failure {
-            // the rest come after the failure: waited for, so nothing runs once the engine fails
-            for j in pending { j.done.wait() }
+            // the rest come after the failure: dropped if not started, else waited for, so
+            // nothing runs once the engine fails
+            for j in pending where j.worker?.takeBack(j) != true { j.done.wait() }
             pending.removeAll()
             pendingBytes = 0
             throw ProtocolError(why)

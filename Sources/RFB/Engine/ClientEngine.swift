@@ -138,6 +138,9 @@ public final class ClientEngine: SecurityContext {
     /// Rect pixels done in the current parse call, against `workBudgetPixels`.
     private var workDone = 0
 
+    /// Rects in flight are let go (a job and the offload hold each other until it is retired).
+    deinit { offload?.abandon() }
+
     /// `probe`, when given, is told of the time spent inside zlib and TurboJPEG (benchmarks).
     public init(settings: ClientSettings, probe: LibraryProbe? = nil) {
         self.settings = settings
@@ -268,6 +271,8 @@ public final class ClientEngine: SecurityContext {
             throw error
         }
         try checkWorkers()
+        // the input is used up: rects still queued start now rather than wait for more input
+        if let o = offload, o.hasPending { o.kick() }
     }
 
     private func parseInput() throws {
