@@ -100,6 +100,8 @@ public final class ClientEngine: SecurityContext {
     var tapNeedsLastRect = false
     var tapServerLastRect = false
     var decoders: [Int32: RectDecoder]
+    /// The decoder of the rect being decoded (`state` .rect), looked up once per rect.
+    var rectDecoder: RectDecoder?
     /// Workers for Tight JPEG rects (settings.decodeThreads > 1).
     var offload: DecodeOffload?
     lazy var clipboard = ExtendedClipboardState(limit: settings.clipboardByteLimit)
@@ -371,7 +373,7 @@ public final class ClientEngine: SecurityContext {
             try beginRect(Rect(x: x, y: y, w: w, h: h), enc, &r)
             if tapFrom != nil { tapRectParsed(headerAt: header, enc, r) }
         case .rect(let rect, let enc, let resume):
-            guard let fb = framebuffer, let dec = decoders[enc] else { throw ProtocolError("internal: no decoder") }
+            guard let fb = framebuffer, let dec = rectDecoder else { throw ProtocolError("internal: no decoder for \(enc)") }
             // the lock is held for this rect only: the front end reads between rects
             try fb.lock.withWriterLock {
                 try dec.decode(rect: rect, reader: &r, fb: fb, pf: converter, resume: resume)

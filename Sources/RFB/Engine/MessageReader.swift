@@ -127,9 +127,10 @@ extension ClientEngine {
             try finishRect()
         default:
             if try beginMorePseudo(rect, enc, &r) { return }
-            guard decoders[enc] != nil else {
+            guard let dec = decoders[enc] else {
                 throw ProtocolError("server sent a rectangle in \(Encoding.name(enc)), which this viewer does not know")
             }
+            rectDecoder = dec
             guard fb.contains(rect) else {
                 throw ProtocolError("\(Encoding.name(enc)) rectangle \(rect) extends past the \(fb.width)x\(fb.height) framebuffer")
             }
