@@ -186,6 +186,8 @@ final class ParallelDecodeTests: XCTestCase {
             }
         }
         reader.start()
+        // the reader is running before the rects come (a busy machine may start it late)
+        while reads.load(ordering: .relaxed) == 0 { usleep(100) }
         for chunk in stride(from: 0, to: updates.count, by: 997) {
             try b.feed(Array(updates[chunk..<min(updates.count, chunk + 997)]))
         }

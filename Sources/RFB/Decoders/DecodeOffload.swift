@@ -205,32 +205,47 @@ final class DecodeOffload: @unchecked Sendable {
         }
     }
 
-    /// On a worker.
+    /// On a worker: `draw` under the decoders' side of the framebuffer lock, for a rect inside
+    /// the framebuffer, then its damage; a failure becomes the job's message.
+    private func draw(_ job: Job, _ what: String, _ body: (Rect, Framebuffer) throws -> Void) {
+        let r = job.rect, fb = job.fb
+        do {
+            try fb.lock.withWriterLock {
+                guard fb.contains(r) else { throw ProtocolError("internal: \(what) \(r) outside the framebuffer") }
+                try body(r, fb)
+                fb.addDamage(r)
+            }
+        } catch is NeedMoreData {
+            job.failure = "internal: \(what) \(r) measured \(job.length) bytes, too few to decode"
+        } catch let e as ProtocolError {
+            job.failure = e.message
+        } catch {
+            job.failure = "\(what) \(r): \(error)"
+        }
+    }
+
+    /// On a worker: a Tight JPEG rect, straight into the framebuffer.
     private func decompress(_ job: Job) {
         guard let h = idleLock.locked({ idleJPEG.popLast() }) ?? tjInitDecompress() else {
             job.failure = "Tight rect \(job.rect): could not start the JPEG decompressor"
             return
         }
         defer { idleLock.locked { idleJPEG.append(h) } }
-        let r = job.rect, fb = job.fb
-        job.failure = fb.lock.withWriterLock { () -> String? in
-            guard fb.contains(r) else { return "internal: Tight rect \(r) outside the framebuffer" }
-            // straight into the framebuffer: BGRX in memory is its 0x00RRGGBB layout
+        draw(job, "Tight rect") { r, fb in
+            // BGRX in memory is the framebuffer's 0x00RRGGBB layout
             let dst = UnsafeMutableRawPointer(fb.row(r.y) + r.x).assumingMemoryBound(to: UInt8.self)
             let rc = tjDecompress2(h, job.buffer.pointer, UInt(job.length), dst, Int32(r.w), Int32(fb.width * 4),
                                    Int32(r.h), Int32(TJPF_BGRX.rawValue), 0)
             // warnings (e.g. a truncated scan) still leave an image, as on the sequential path
             if rc != 0 && tjGetErrorCode(h) != Int32(TJERR_WARNING.rawValue) {
                 let why = tjGetErrorStr2(h).map { String(cString: $0) } ?? "unknown error"
-                return "Tight rect \(r): JPEG decoding failed (\(why))"
+                throw ProtocolError("Tight rect \(r): JPEG decoding failed (\(why))")
             }
             // TurboJPEG fills the X byte with 0xff; the framebuffer's pixels keep it zero
             for y in r.y..<r.maxY {
                 let p = fb.row(y) + r.x
                 for i in 0..<r.w { p[i] &= 0x00ff_ffff }
             }
-            fb.addDamage(r)
-            return nil
         }
     }
 
@@ -239,76 +254,46 @@ final class DecodeOffload: @unchecked Sendable {
     private func paint(_ job: Job, _ p: BasicPaint) {
         let painter = idleLock.locked { idlePainters.popLast() } ?? TightDecoder(streams: [])
         defer { idleLock.locked { idlePainters.append(painter) } }
-        let r = job.rect, fb = job.fb, data = UnsafePointer(job.buffer.pointer)
-        do {
-            try fb.lock.withWriterLock {
-                guard fb.contains(r) else { throw ProtocolError("internal: Tight rect \(r) outside the framebuffer") }
-                if p.filter == TightDecoder.filterPalette {
-                    try p.colours.withUnsafeBufferPointer { c in
-                        guard let base = c.baseAddress else { throw ProtocolError("Tight rect \(r): empty palette") }
-                        try painter.drawPalette(rect: r, fb: fb, pf: p.pf, colours: base, count: p.count, data: data,
-                                                rowSize: p.rowSize)
-                    }
-                } else if p.filter == TightDecoder.filterGradient {
-                    painter.drawGradient(rect: r, fb: fb, pf: p.pf, data: data)
-                } else {
-                    painter.drawCopy(rect: r, fb: fb, pf: p.pf, data: data, rowSize: p.rowSize)
+        let data = UnsafePointer(job.buffer.pointer)
+        draw(job, "Tight rect") { r, fb in
+            if p.filter == TightDecoder.filterPalette {
+                try p.colours.withUnsafeBufferPointer { c in
+                    guard let base = c.baseAddress else { throw ProtocolError("Tight rect \(r): empty palette") }
+                    try painter.drawPalette(rect: r, fb: fb, pf: p.pf, colours: base, count: p.count, data: data,
+                                            rowSize: p.rowSize)
                 }
-                fb.addDamage(r)
+            } else if p.filter == TightDecoder.filterGradient {
+                painter.drawGradient(rect: r, fb: fb, pf: p.pf, data: data)
+            } else {
+                painter.drawCopy(rect: r, fb: fb, pf: p.pf, data: data, rowSize: p.rowSize)
             }
-        } catch let e as ProtocolError {
-            job.failure = e.message
-        } catch {
-            job.failure = "Tight rect \(r): \(error)"
         }
     }
-}
 
-extension DecodeOffload {
     /// On a worker: a ZRLE rect's tiles from its inflated data, by a decoder of the worker's own
     /// (the tile palette is per decoder).
     fileprivate func tiles(_ job: Job, _ pf: PixelConverter) {
         let painter = idleLock.locked { idleZRLE.popLast() } ?? ZRLEDecoder(streamless: ())
         defer { idleLock.locked { idleZRLE.append(painter) } }
-        let r = job.rect, fb = job.fb
-        do {
-            try fb.lock.withWriterLock {
-                guard fb.contains(r) else { throw ProtocolError("internal: ZRLE rect \(r) outside the framebuffer") }
-                try painter.decodeTiles(rect: r, data: job.buffer.pointer, count: job.length, fb: fb, pf: pf)
-                fb.addDamage(r)
+        draw(job, "ZRLE rect") { r, fb in
+            try painter.decodeTiles(rect: r, data: job.buffer.pointer, count: job.length, fb: fb, pf: pf)
+        }
+    }
+
+    /// On a worker: a whole rect, by a decoder made for it (Hextile's and RRE's state is per rect).
+    fileprivate func buffered(_ job: Job, _ enc: Int32, _ pf: PixelConverter) {
+        let decoder: RectDecoder = enc == Encoding.hextile ? HextileDecoder() : RREDecoder(compact: enc == Encoding.coRRE)
+        draw(job, "rect") { r, fb in
+            var reader = ByteReader(base: job.buffer.pointer, count: job.length)
+            try decoder.decode(rect: r, reader: &reader, fb: fb, pf: pf, resume: false)
+            guard reader.remaining == 0 else {
+                throw ProtocolError("internal: rect \(r) measured \(job.length) bytes, decoded \(reader.pos)")
             }
-        } catch let e as ProtocolError {
-            job.failure = e.message
-        } catch {
-            job.failure = "ZRLE rect \(r): \(error)"
         }
     }
 }
 
 extension DecodeOffload {
-    /// On a worker: a whole rect, by a decoder made for it (Hextile's and RRE's state is per rect).
-    fileprivate func buffered(_ job: Job, _ enc: Int32, _ pf: PixelConverter) {
-        let r = job.rect, fb = job.fb
-        let decoder: RectDecoder = enc == Encoding.hextile ? HextileDecoder() : RREDecoder(compact: enc == Encoding.coRRE)
-        do {
-            try fb.lock.withWriterLock {
-                guard fb.contains(r) else { throw ProtocolError("internal: rect \(r) outside the framebuffer") }
-                var reader = ByteReader(base: job.buffer.pointer, count: job.length)
-                try decoder.decode(rect: r, reader: &reader, fb: fb, pf: pf, resume: false)
-                guard reader.remaining == 0 else {
-                    throw ProtocolError("internal: rect \(r) measured \(job.length) bytes, decoded \(reader.pos)")
-                }
-                fb.addDamage(r)
-            }
-        } catch is NeedMoreData {
-            job.failure = "internal: rect \(r) measured \(job.length) bytes, too few to decode"
-        } catch let e as ProtocolError {
-            job.failure = e.message
-        } catch {
-            job.failure = "rect \(r): \(error)"
-        }
-    }
-
     /// Hands a rect buffered whole (`size` bytes at `reader`) to a worker and consumes it.
     func startBuffered(_ enc: Int32, rect: Rect, size: Int, reader: inout ByteReader, fb: Framebuffer, pf: PixelConverter) {
         let job = makeJob(rect: rect, fb: fb, work: .buffered(enc, pf))
