@@ -199,9 +199,8 @@ final class ParallelDecodeTests: XCTestCase {
 
     func threadCount() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0 }
 
-    /// A worker is not woken for every job (DecodeWorker): one rect handed over, below the wake
-    /// threshold, is still decoded once the engine has used up its input (`kick`), without any
-    /// barrier, and the end of the update takes back what a worker has not started.
+    /// A rect handed to a worker that had gone to sleep is decoded with no barrier to wait for
+    /// it: the worker is woken for it (DecodeWorker).
     func testAQueuedRectIsDecodedWhenTheInputRunsOut() throws {
         let hello = S.hello(w: 128, h: 64)
         let rect = jpegRect(0, 0, 64, 32, k: 3)

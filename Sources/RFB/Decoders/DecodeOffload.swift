@@ -153,7 +153,7 @@ final class DecodeOffload: @unchecked Sendable {
         // the first worker with room (there is one: `wants` counted the jobs in flight)
         let w = pool.first { $0.load < DecodeOffload.jobsPerWorker } ?? pool[0]
         job.worker = w
-        w.enqueue(job, wakeAt: DecodeOffload.jobsPerWorker)
+        w.enqueue(job)
     }
 
     /// The engine is gone: jobs not started are dropped, running ones end on their own, and
@@ -163,9 +163,6 @@ final class DecodeOffload: @unchecked Sendable {
         pending.removeAll()
         pendingBytes = 0
     }
-
-    /// Wakes workers sleeping with jobs queued: the session thread is about to wait for input.
-    func kick() { for w in pool { w.kick() } }
 
     /// Decodes `job`, on its worker or, taken back, on the session thread.
     func execute(_ job: Job, onWorker: Bool) {

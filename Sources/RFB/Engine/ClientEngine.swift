@@ -273,8 +273,6 @@ public final class ClientEngine: SecurityContext {
             throw error
         }
         try checkWorkers()
-        // the input is used up: rects still queued start now rather than wait for more input
-        if let o = offload, o.hasPending { o.kick() }
     }
 
     private func parseInput() throws {
