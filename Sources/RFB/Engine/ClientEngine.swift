@@ -18,31 +18,36 @@ public final class ClientEngine: SecurityContext {
         case initialising, normal, failed
     }
 
+    // `@exclusivity(unchecked)`: properties every rect reads or writes. Each access of a class
+    // property is otherwise a runtime check (swift_beginAccess, a thread-local lookup), a tenth
+    // of CoRRE's decode; these are plain values used by the session thread alone, never passed
+    // inout across a call that could touch them again.
+
     /// The quality, compression and encodings change at run time (`changeEncodings`).
-    public internal(set) var settings: ClientSettings
+    @exclusivity(unchecked) public internal(set) var settings: ClientSettings
     public internal(set) var phase: Phase = .version
-    public internal(set) var framebuffer: Framebuffer?
+    @exclusivity(unchecked) public internal(set) var framebuffer: Framebuffer?
     public internal(set) var serverFormat: PixelFormat?
     public internal(set) var desktopName = ""
     /// Protocol minor version in use: 3, 7 or 8.
     public internal(set) var minorVersion = 8
-    public internal(set) var converter: PixelConverter
+    @exclusivity(unchecked) public internal(set) var converter: PixelConverter
     /// Statistics for benchmarks: updates, rects and real-encoding pixels decoded.
-    public internal(set) var stats = Stats()
+    @exclusivity(unchecked) public internal(set) var stats = Stats()
     public struct Stats: Sendable { public var updates = 0, rects = 0, pixels = 0, bytes = 0 }
     /// Requests, fences and continuous-update messages (ContinuousUpdates.swift).
     public internal(set) var counters = FlowCounters()
     var flow = FlowState()
     /// The bounds of the rects decoded while a JPEG quality was asked for (they may be lossy),
     /// since `takeLossyBounds`: what a lossless refresh must cover.
-    public internal(set) var lossyBounds: Rect?
+    @exclusivity(unchecked) public internal(set) var lossyBounds: Rect?
     public func takeLossyBounds() -> Rect? { defer { lossyBounds = nil }; return lossyBounds }
     /// A lossless refresh under way: its area, and the pixels of it decoded losslessly since
     /// (a server may send it in pieces, between other updates).
     public var refreshArea: Rect? { didSet { refreshCovered = 0 } }
-    public internal(set) var refreshCovered = 0
+    @exclusivity(unchecked) public internal(set) var refreshCovered = 0
     /// The real encoding of the last rect decoded (nil before the first).
-    public internal(set) var lastEncoding: Int32?
+    @exclusivity(unchecked) public internal(set) var lastEncoding: Int32?
 
     /// Request the next update as soon as one starts arriving (hides a round trip).
     public var pipelineRequests = true
@@ -87,23 +92,23 @@ public final class ClientEngine: SecurityContext {
     public internal(set) var chosenMethod: SecurityMethod?
     /// What the security handshake negotiated, e.g. "VeNCrypt X509Plain, TLSv1.3 TLS_AES_256_GCM_SHA384".
     public internal(set) var securityDescription = ""
-    var events: [EngineEvent] = []
+    @exclusivity(unchecked) var events: [EngineEvent] = []
     private let input = InputBuffer()
     /// A recording's tap (MessageTap.swift): armed until the next message boundary, then
     /// fed from absolute stream offset `tapFrom` on.
     var tap: MessageTap?
-    var tapArmed = false
-    var tapFrom: Int?
+    @exclusivity(unchecked) var tapArmed = false
+    @exclusivity(unchecked) var tapFrom: Int?
     /// Changes the tap makes to the stream, in order (MessageTap.swift).
     var tapEdits: [TapEdit] = []
     /// The update just ended without the server's LastRect: the tap adds one.
     var tapNeedsLastRect = false
-    var tapServerLastRect = false
-    var decoders: [Int32: RectDecoder]
+    @exclusivity(unchecked) var tapServerLastRect = false
+    @exclusivity(unchecked) var decoders: [Int32: RectDecoder]
     /// The decoder of the rect being decoded (`state` .rect), looked up once per rect.
-    var rectDecoder: RectDecoder?
+    @exclusivity(unchecked) var rectDecoder: RectDecoder?
     /// Workers for Tight JPEG rects (settings.decodeThreads > 1).
-    var offload: DecodeOffload?
+    @exclusivity(unchecked) var offload: DecodeOffload?
     lazy var clipboard = ExtendedClipboardState(limit: settings.clipboardByteLimit)
     /// Set when the server announced the Extended Clipboard (UTF-8 cut text).
     public var extendedClipboard: Bool { clipboard.active }
@@ -134,11 +139,11 @@ public final class ClientEngine: SecurityContext {
         case skipping(Int)             // oversized cut text
         case failed
     }
-    var state: State = .version
-    var rectsLeft = 0
-    var rectsInUpdate = 0
+    @exclusivity(unchecked) var state: State = .version
+    @exclusivity(unchecked) var rectsLeft = 0
+    @exclusivity(unchecked) var rectsInUpdate = 0
     /// Rect pixels done in the current parse call, against `workBudgetPixels`.
-    private var workDone = 0
+    @exclusivity(unchecked) private var workDone = 0
 
     /// Rects in flight are let go (a job and the offload hold each other until it is retired).
     deinit { offload?.abandon() }

@@ -30,14 +30,16 @@ import Synchronization
 public final class Framebuffer: @unchecked Sendable {
     /// Kept with the value it guards.
     public let lock = FramebufferLock()
-    public private(set) var width: Int
-    public private(set) var height: Int
-    public private(set) var pixels: UnsafeMutablePointer<UInt32>
+    // read by every decoder for every rect: no runtime exclusivity check (see ClientEngine);
+    // changed only by `resize`, under the lock held alone
+    @exclusivity(unchecked) public private(set) var width: Int
+    @exclusivity(unchecked) public private(set) var height: Int
+    @exclusivity(unchecked) public private(set) var pixels: UnsafeMutablePointer<UInt32>
     /// Guarded by `damageLock`: decoders sharing `lock` add damage side by side.
-    private var damage: [Rect] = []
+    @exclusivity(unchecked) private var damage: [Rect] = []
     private let damageLock = PthreadMutex()
     /// Where the last damage went (a hint, checked against the count).
-    private var lastMerged = 0
+    @exclusivity(unchecked) private var lastMerged = 0
     /// Damage lists longer than this collapse into fewer rects (uploads of a few big rects beat many tiny ones).
     static let maxDamageRects = 64
 
