@@ -2,8 +2,10 @@ import Foundation
 
 /// One of DecodeOffload's worker threads, with its own queue of jobs.
 ///
-/// Our own threads rather than GCD queues: measured on 2 cores, they took 3-18 % less CPU for
-/// the same rects (xvnc-hextile-text: 0.109 to 0.090 s) and scaled better (1.04x to 1.13-1.20x).
+/// Our own threads rather than GCD queues: measured on 2 cores, they took up to 18 % less CPU
+/// for the same rects (xvnc-hextile-text 0.109 to 0.090-0.098 s, x11vnc-zrle-text the same) and
+/// scaled better (hextile 1.04x to 1.09-1.23x). Spinning briefly before sleeping was measured
+/// too: 20 % more CPU (x11vnc-tight-q8-text 0.14 to 0.17 s) for a little wall time, not taken.
 /// A sleeping worker is woken when a job is queued; one awake takes the next job without a
 /// wake-up. At a barrier the session thread takes back a job the worker has not started and
 /// decodes it itself (`takeBack`) rather than wait for it. (Waking only once per two jobs was
