@@ -158,6 +158,7 @@ final class DecodeOffload: @unchecked Sendable {
 
     /// The engine is gone: jobs not started are dropped, running ones end on their own, and
     /// the offload, no longer held by its jobs, ends with them (and stops its threads).
+    /// Session thread (the engine's deinit).
     func abandon() {
         for j in pending { _ = j.worker?.takeBack(j) }
         pending.removeAll()

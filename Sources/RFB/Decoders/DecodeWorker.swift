@@ -19,14 +19,14 @@ final class DecodeWorker: @unchecked Sendable {
     private var stopping = false
     private var started = false
 
-    /// Jobs queued or decoding.
+    /// Jobs queued or decoding. Session thread.
     var load: Int {
         cond.lock(); defer { cond.unlock() }
         return queue.count + (running ? 1 : 0)
     }
 
     /// Queues `job`, waking the worker if it sleeps. The thread starts with the first job (an
-    /// engine that never hands a rect over costs no thread).
+    /// engine that never hands a rect over costs no thread). Session thread.
     func enqueue(_ job: DecodeOffload.Job) {
         cond.lock(); defer { cond.unlock() }
         queue.append(job)
@@ -40,7 +40,8 @@ final class DecodeWorker: @unchecked Sendable {
         }
     }
 
-    /// Removes `job` if the worker has not started it: the caller decodes it instead.
+    /// Removes `job` if the worker has not started it: the caller decodes it instead. Session
+    /// thread.
     func takeBack(_ job: DecodeOffload.Job) -> Bool {
         cond.lock(); defer { cond.unlock() }
         guard let i = queue.firstIndex(where: { $0 === job }) else { return false }
@@ -48,7 +49,7 @@ final class DecodeWorker: @unchecked Sendable {
         return true
     }
 
-    /// The thread ends once its queue is empty.
+    /// The thread ends once its queue is empty. From the offload's deinit, on any thread.
     func stop() {
         cond.lock(); defer { cond.unlock() }
         stopping = true
