@@ -45,11 +45,19 @@ public final class Framebuffer: @unchecked Sendable {
 
     public init(width: Int, height: Int) {
         self.width = max(0, width); self.height = max(0, height)
-        pixels = .allocate(capacity: max(1, self.width * self.height))
-        pixels.initialize(repeating: 0, count: max(1, self.width * self.height))
+        pixels = Framebuffer.zeroed(max(1, self.width * self.height))
     }
 
-    deinit { pixels.deallocate() }
+    deinit { free(pixels) }
+
+    /// Black pixels from calloc, freed with free: memory fresh from the kernel is zero already,
+    /// so a large framebuffer is not written twice (a fuzz run spent a sixth of its time
+    /// clearing 256 KiB it mostly never touched).
+    private static func zeroed(_ n: Int) -> UnsafeMutablePointer<UInt32> {
+        if let p = calloc(n, MemoryLayout<UInt32>.stride) { return p.assumingMemoryBound(to: UInt32.self) }
+        // as `allocate` would: out of memory ends the process (sizes are capped by the settings)
+        preconditionFailure("out of memory for a \(n)-pixel framebuffer")
+    }
 
     public var bounds: Rect { Rect(x: 0, y: 0, w: width, h: height) }
 
@@ -57,11 +65,10 @@ public final class Framebuffer: @unchecked Sendable {
     public func resize(width w: Int, height h: Int) {
         guard w != width || h != height else { return }
         let n = max(1, w * h)
-        let np = UnsafeMutablePointer<UInt32>.allocate(capacity: n)
-        np.initialize(repeating: 0, count: n)
+        let np = Framebuffer.zeroed(n)
         let cw = min(w, width)
         for y in 0..<min(h, height) { (np + y * w).update(from: pixels + y * width, count: cw) }
-        pixels.deallocate()
+        free(pixels)
         pixels = np; width = w; height = h
         damageLock.locked { damage = [bounds] }
     }

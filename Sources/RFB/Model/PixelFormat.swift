@@ -99,10 +99,14 @@ public final class PixelConverter {
     public init(format: PixelFormat) {
         self.format = format
         bytesPerPixel = format.bytesPerPixel
-        if format.isNative { mode = .native; lut = [] }
-        else if format.bitsPerPixel == 8 { mode = .lut8; lut = [UInt32](repeating: 0, count: 256) }
-        else if format.bitsPerPixel == 16 { mode = .lut16; lut = [UInt32](repeating: 0, count: 65536) }
-        else { mode = .generic32; lut = [] }
+        if format.isNative { mode = .native }
+        else if format.bitsPerPixel == 8 { mode = .lut8 }
+        else if format.bitsPerPixel == 16 { mode = .lut16 }
+        else { mode = .generic32 }
+        let entries = mode == .lut8 ? 256 : mode == .lut16 ? 65536 : 0
+        lut = format.trueColour ? PixelConverter.cachedTable(format) ?? [] : []
+        let cached = lut.count == entries
+        if !cached { lut = [UInt32](repeating: 0, count: entries) }
         // CPIXEL: 3 bytes when all colour bits sit in the low or the high three bytes of a 32-bit true-colour pixel
         if format.trueColour && format.bitsPerPixel == 32 && format.depth <= 24 {
             let mask = (UInt32(format.redMax) << UInt32(format.redShift)) | (UInt32(format.greenMax) << UInt32(format.greenShift)) | (UInt32(format.blueMax) << UInt32(format.blueShift))
@@ -112,7 +116,7 @@ public final class PixelConverter {
         } else { cpixelSize = format.bytesPerPixel; cpixelHighBytes = false }
         tightRGB = format.trueColour && format.bitsPerPixel == 32 && format.depth == 24
             && format.redMax == 255 && format.greenMax == 255 && format.blueMax == 255
-        if format.trueColour {
+        if format.trueColour && entries > 0 && !cached {
             if mode == .lut8 { for i in 0..<256 { lut[i] = mapTrueColour(UInt32(i)) } }
             if mode == .lut16 {
                 for i in 0..<65536 {
@@ -120,6 +124,25 @@ public final class PixelConverter {
                     lut[i] = mapTrueColour(v)
                 }
             }
+            PixelConverter.keepTable(format, lut)
+        }
+    }
+
+    /// True-colour tables of recent formats, shared (copy on write) by every converter made for
+    /// one: a 16-bit table is 65 536 divisions, and each connection, reconnect and format switch
+    /// made it again (a quarter of a fuzz run's time). Colour maps change, so they are not kept.
+    private static let tableCache = PthreadMutex()
+    nonisolated(unsafe) private static var tables: [(PixelFormat, [UInt32])] = []
+    private static let tablesKept = 4
+
+    private static func cachedTable(_ f: PixelFormat) -> [UInt32]? {
+        tableCache.locked { tables.first { $0.0 == f }?.1 }
+    }
+
+    private static func keepTable(_ f: PixelFormat, _ t: [UInt32]) {
+        tableCache.locked {
+            if tables.count == tablesKept { tables.removeFirst() }
+            tables.append((f, t))
         }
     }
 
