@@ -132,9 +132,10 @@ final class TightDecoderTests: XCTestCase {
 
     func testPaletteTwoColours() throws {
         let colours: [UInt32] = [0x0000ff, 0xffff00]
-        // 11x3: rows of 2 bytes = 6 bytes, sent uncompressed; 21x10: 30 bytes, compressed
-        for (w, h) in [(11, 3), (21, 10)] {
-            let idx = (0..<(w * h)).map { ($0 * 7 / 3) % 2 }
+        // 11x3: rows of 2 bytes = 6 bytes, sent uncompressed; 21x10: 30 bytes, compressed;
+        // 67x9: hashed indices, so every 4-bit group of the table appears, rows ending mid-byte
+        for (w, h) in [(11, 3), (21, 10), (67, 9)] {
+            let idx = (0..<(w * h)).map { w == 67 ? Int((UInt32($0) &* 2_654_435_761) >> 19 & 1) : ($0 * 7 / 3) % 2 }
             let out = try decodeBothWays({ TightDecoder() }, rect: Rect(x: 0, y: 0, w: w, h: h),
                                          bytes: paletteRect(idx, w: w, h: h, colours: colours, Deflater()), fbSize: (w, h))
             XCTAssertEqual(out, idx.map { colours[$0] }, "\(w)x\(h)")

@@ -15,6 +15,8 @@ final class TightDecoder: RectDecoder {
     let scratch = ScratchBuffer()
     /// 256 entries: an 8-bit index can never leave the table; indices past the palette are checked per rect.
     private let palette: UnsafeMutablePointer<UInt32>
+    /// Mono rects: the pixels of each 4-bit group of indices.
+    private let spread = IndexSpread()
     /// Gradient filter: the previous row's reconstructed components, 3 per pixel.
     private var gradientRow: UnsafeMutablePointer<Int32>
     private var gradientCapacity: Int
@@ -38,6 +40,7 @@ final class TightDecoder: RectDecoder {
 
     deinit {
         palette.deallocate()
+        spread.deallocate()
         gradientRow.deallocate()
         if let j = jpeg { tjDestroy(j) }
     }
@@ -181,15 +184,12 @@ final class TightDecoder: RectDecoder {
             }
             let c0 = pal[0], c1 = pal[1]
             let full = w >> 3
+            if full > 0 { spread.setMono(c0, c1) }
             for row in 0..<rect.h {
                 let s = data + row * rowSize
                 var d = fb.row(rect.y + row) + rect.x
                 for i in 0..<full {
-                    let b = s[i]
-                    d[0] = b & 0x80 != 0 ? c1 : c0; d[1] = b & 0x40 != 0 ? c1 : c0
-                    d[2] = b & 0x20 != 0 ? c1 : c0; d[3] = b & 0x10 != 0 ? c1 : c0
-                    d[4] = b & 0x08 != 0 ? c1 : c0; d[5] = b & 0x04 != 0 ? c1 : c0
-                    d[6] = b & 0x02 != 0 ? c1 : c0; d[7] = b & 0x01 != 0 ? c1 : c0
+                    spread.storeMono(d, Int(s[i]))
                     d += 8
                 }
                 if w & 7 != 0 {

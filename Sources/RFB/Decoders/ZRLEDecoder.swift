@@ -8,8 +8,8 @@ final class ZRLEDecoder: RectDecoder {
     private let stream: ZStream?
     private let scratch = ScratchBuffer(capacity: 64 * 1024)
     private let palette: UnsafeMutablePointer<UInt32>
-    /// Per tile of 2 or 4 colours: the pixels of each 4-bit group of indices, as 64-bit pairs.
-    private let spread = UnsafeMutablePointer<UInt64>.allocate(capacity: 32)
+    /// Per tile of 2 or 4 colours: the pixels of each 4-bit group of indices.
+    private let spread = IndexSpread()
     /// Set by the engine when rects may decode on worker threads (DecodeOffload).
     var offload: DecodeOffload?
     /// The last rect went to `offload`: a worker adds its pixels and damage.
@@ -133,26 +133,14 @@ final class ZRLEDecoder: RectDecoder {
                     let fullBytes = tw * bits / 8
                     // text is mostly 2-colour tiles: a byte of indices becomes two table loads
                     // and 64-bit stores instead of 8 selects (x11vnc-zrle-text: 0.108 -> 0.099 CPU s)
-                    if bits == 1 {
-                        for v in 0..<16 {
-                            let px = { (bit: Int) in pal[v >> bit & 1] }
-                            spread[2 * v] = pixelPair(px(3), px(2)); spread[2 * v + 1] = pixelPair(px(1), px(0))
-                        }
-                    } else if bits == 2 {
-                        for v in 0..<16 { spread[v] = pixelPair(pal[v >> 2], pal[v & 3]) }
-                    }
+                    if bits == 1 { spread.setMono(pal[0], pal[1]) } else if bits == 2 { spread.setQuad(pal) }
                     for row in 0..<th {
                         var s = data + p + row * rowBytes
                         var d = origin + row * stride
                         switch bits {
                         case 1:
                             for _ in 0..<fullBytes {
-                                let b = Int(s.pointee); s += 1
-                                let hi = spread + (b >> 4) * 2, lo = spread + (b & 15) * 2
-                                let r = UnsafeMutableRawPointer(d)
-                                r.storeBytes(of: hi[0], as: UInt64.self); r.storeBytes(of: hi[1], toByteOffset: 8, as: UInt64.self)
-                                r.storeBytes(of: lo[0], toByteOffset: 16, as: UInt64.self)
-                                r.storeBytes(of: lo[1], toByteOffset: 24, as: UInt64.self)
+                                spread.storeMono(d, Int(s.pointee)); s += 1
                                 d += 8
                             }
                         case 2:
@@ -160,9 +148,7 @@ final class ZRLEDecoder: RectDecoder {
                                 let b = Int(s.pointee); s += 1
                                 // an index of 3 is a pair of set bits within one field of this byte
                                 three |= UInt32(b & (b >> 1) & 0x55)
-                                let r = UnsafeMutableRawPointer(d)
-                                r.storeBytes(of: spread[b >> 4], as: UInt64.self)
-                                r.storeBytes(of: spread[b & 15], toByteOffset: 8, as: UInt64.self)
+                                spread.storeQuad(d, b)
                                 d += 4
                             }
                         default:
@@ -247,13 +233,4 @@ final class ZRLEDecoder: RectDecoder {
         }
         // Inflated bytes past the last tile are ignored, as TigerVNC does; their amount is bounded.
     }
-}
-
-/// Two framebuffer pixels as one 64-bit store, the first at the lower address.
-@inline(__always) private func pixelPair(_ first: UInt32, _ second: UInt32) -> UInt64 {
-    #if _endian(little)
-    return UInt64(first) | UInt64(second) << 32
-    #else
-    return UInt64(first) << 32 | UInt64(second)
-    #endif
 }
