@@ -32,7 +32,7 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Compression level 0-9.", transform: Parse.level)
     var compress: Int?
 
-    @Option(help: "Threads that decode, 1-16; 1 decodes on the connection's thread alone. Default: the cores, at most 4.",
+    @Option(help: "Threads that decode, 1-16; 1 decodes on the connection's thread alone. Default: the cores, at most 4 (snapshot: 1).",
             transform: Parse.decodeThreads)
     var decodeThreads: Int?
 
