@@ -93,16 +93,17 @@ final class JPEGRectDecoder: RectDecoder {
     private func decompress(_ data: UnsafeBufferPointer<UInt8>, rect: Rect, fb: Framebuffer) throws {
         if handle == nil { handle = tjInitDecompress() }
         guard let h = handle, let base = data.baseAddress else { throw ProtocolError("JPEG rect \(rect): no JPEG decompressor") }
-        var w: Int32 = 0, ht: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
-        guard tjDecompressHeader3(h, base, UInt(data.count), &w, &ht, &sub, &cs) == 0 else {
-            throw ProtocolError("JPEG rect \(rect): bad JPEG header (\(String(cString: tjGetErrorStr2(h))))")
+        let (w, ht): (Int, Int)
+        switch JPEGFrameSize.of(base, count: data.count, handle: h) {
+        case .success(let s): (w, ht) = s
+        case .failure(let e): throw ProtocolError("JPEG rect \(rect): bad JPEG header (\(e.message))")
         }
-        guard Int(w) == rect.w && Int(ht) == rect.h else {
+        guard w == rect.w && ht == rect.h else {
             throw ProtocolError("JPEG rect \(rect): image is \(w)x\(ht), not the rect's \(rect.w)x\(rect.h)")
         }
         let dst = UnsafeMutableRawPointer(fb.row(rect.y) + rect.x).assumingMemoryBound(to: UInt8.self)
         let token = probe?.enter(.turboJPEG)
-        let rc = tjDecompress2(h, base, UInt(data.count), dst, w, Int32(fb.width * 4), ht, Int32(TJPF_BGRX.rawValue), 0)
+        let rc = tjDecompress2(h, base, UInt(data.count), dst, Int32(w), Int32(fb.width * 4), Int32(ht), Int32(TJPF_BGRX.rawValue), 0)
         if let token { probe?.leave(.turboJPEG, token) }
         if rc != 0 && tjGetErrorCode(h) != Int32(TJERR_WARNING.rawValue) {
             throw ProtocolError("JPEG rect \(rect): decoding failed (\(String(cString: tjGetErrorStr2(h))))")

@@ -286,11 +286,12 @@ final class TightDecoder: RectDecoder {
         guard length > 0 else { throw ProtocolError("Tight rect \(rect): empty JPEG data") }
         if jpeg == nil { jpeg = tjInitDecompress() }
         guard let handle = jpeg else { throw ProtocolError("Tight rect \(rect): could not start the JPEG decompressor") }
-        var w: Int32 = 0, h: Int32 = 0, subsamp: Int32 = 0, colourspace: Int32 = 0
-        if tjDecompressHeader3(handle, data, UInt(length), &w, &h, &subsamp, &colourspace) != 0 {
-            throw ProtocolError("Tight rect \(rect): bad JPEG header (\(jpegError(handle)))")
+        let (w, h): (Int, Int)
+        switch JPEGFrameSize.of(data, count: length, handle: handle) {
+        case .success(let s): (w, h) = s
+        case .failure(let e): throw ProtocolError("Tight rect \(rect): bad JPEG header (\(e.message))")
         }
-        guard Int(w) == rect.w && Int(h) == rect.h else {
+        guard w == rect.w && h == rect.h else {
             throw ProtocolError("Tight rect \(rect): JPEG is \(w)x\(h), not the rect's \(rect.w)x\(rect.h)")
         }
         // a JPEG pixel costs several times a painted one: smaller JPEG rects are worth a worker
@@ -306,7 +307,7 @@ final class TightDecoder: RectDecoder {
         // Straight into the framebuffer: BGRX in memory is its 0x00RRGGBB little-endian layout.
         let dst = UnsafeMutableRawPointer(fb.row(rect.y) + rect.x).assumingMemoryBound(to: UInt8.self)
         let token = probe?.enter(.turboJPEG)
-        let rc = tjDecompress2(handle, data, UInt(length), dst, w, Int32(fb.width * 4), h, Int32(TJPF_BGRX.rawValue), 0)
+        let rc = tjDecompress2(handle, data, UInt(length), dst, Int32(w), Int32(fb.width * 4), Int32(h), Int32(TJPF_BGRX.rawValue), 0)
         if let token { probe?.leave(.turboJPEG, token) }
         // Warnings (e.g. a truncated scan) still leave an image, as TigerVNC accepts them.
         if rc != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
