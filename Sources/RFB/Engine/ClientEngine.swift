@@ -107,7 +107,7 @@ public final class ClientEngine: SecurityContext {
     @exclusivity(unchecked) var decoders: [Int32: RectDecoder]
     /// The decoder of the rect being decoded (`state` .rect), looked up once per rect.
     @exclusivity(unchecked) var rectDecoder: RectDecoder?
-    /// Workers for Tight JPEG rects (settings.decodeThreads > 1).
+    /// Worker threads for Tight, ZRLE, Hextile and (Co)RRE rects (settings.decodeThreads > 1).
     @exclusivity(unchecked) var offload: DecodeOffload?
     lazy var clipboard = ExtendedClipboardState(limit: settings.clipboardByteLimit)
     /// Set when the server announced the Extended Clipboard (UTF-8 cut text).
