@@ -27,6 +27,7 @@ struct SnapshotCommand: ParsableCommand {
         // thread saves it no time that shows, and on 2 cores it cost 7-16 % more CPU (waking a
         // worker is an interrupt to the other core). Asked for, it is there.
         o.settings.decodeThreads = conn.decodeThreads ?? 1
+        conn.log("decoding on \(o.settings.decodeThreads) thread\(o.settings.decodeThreads == 1 ? "" : "s")")
         o.quietSeconds = Double(quietMs) / 1000
         o.maxSeconds = timeout
         o.connectTimeout = conn.connectTimeout

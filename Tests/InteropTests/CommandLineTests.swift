@@ -33,9 +33,15 @@ final class CommandLineTests: XCTestCase {
         let server = try startServer(.xvnc)
         let screen = try server.captureStableScreen()
         let out = tempPath("snap.png")
-        let r = try viewer(["snapshot", "127.0.0.1::\(server.port)", "-o", out, "--encodings", "zrle,copyrect"])
+        let r = try viewer(["snapshot", "127.0.0.1::\(server.port)", "-o", out, "--encodings", "zrle,copyrect", "-v"])
         XCTAssertEqual(r.status, 0, r.stderr)
         assertImagesEqual(try PNG.read(path: out), screen, "cli-snapshot")
+        // a snapshot waits for the screen to settle: one decoding thread unless asked for more
+        XCTAssertTrue(r.stderr.contains("decoding on 1 thread\n"), r.stderr)
+        let two = try viewer(["snapshot", "127.0.0.1::\(server.port)", "-o", out, "--encodings", "zrle", "--decode-threads", "2", "-v"])
+        XCTAssertEqual(two.status, 0, two.stderr)
+        XCTAssertTrue(two.stderr.contains("decoding on 2 threads"), two.stderr)
+        assertImagesEqual(try PNG.read(path: out), screen, "cli-snapshot-2-threads")
     }
 
     func testSnapshotWithPasswordFile() throws {
