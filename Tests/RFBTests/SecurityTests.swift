@@ -28,6 +28,9 @@ final class SecurityTests: XCTestCase {
             var bad = tag; bad[0] ^= 1
             let rejected = try ct.withUnsafeBytes { c in try bad.withUnsafeBytes { t in try eax.open(nonce: hex(v.nonce), header: hex(v.header), ciphertext: c, tag: t) } }
             XCTAssertNil(rejected, "a flipped tag bit must be rejected")
+            // the key is set once: every later message starts from its own IV, not where the last one ended
+            let again = try msg.withUnsafeBytes { try eax.seal(nonce: hex(v.nonce), header: hex(v.header), plaintext: $0) }
+            XCTAssertEqual(again, hex(v.out), "sealed again with the same instance")
         }
     }
 

@@ -4,22 +4,25 @@ import COpenSSL
 /// AES-CTR, as RSA-AES frames its messages. OpenSSL has no EAX mode of its own.
 final class AESEAX {
     static let tagSize = 16
-    private let key: [UInt8]
     private let cbc: OpaquePointer   // zero-IV CBC for OMAC
     private let ctr: OpaquePointer
-    private let cbcCipher: OpaquePointer
-    private let ctrCipher: OpaquePointer
     private var k1 = [UInt8](repeating: 0, count: 16), k2 = [UInt8](repeating: 0, count: 16)
 
     /// `key` is 16 or 32 bytes (AES-128 or AES-256).
     init(key: [UInt8]) throws {
         guard key.count == 16 || key.count == 32 else { throw ProtocolError("internal: AES key of \(key.count) bytes") }
-        self.key = key
         guard let a = EVP_CIPHER_CTX_new() else { throw ProtocolError("cannot create an AES context") }
         guard let b = EVP_CIPHER_CTX_new() else { EVP_CIPHER_CTX_free(a); throw ProtocolError("cannot create an AES context") }
         cbc = a; ctr = b
-        cbcCipher = key.count == 16 ? EVP_aes_128_cbc() : EVP_aes_256_cbc()
-        ctrCipher = key.count == 16 ? EVP_aes_128_ctr() : EVP_aes_256_ctr()
+        let cbcCipher = key.count == 16 ? EVP_aes_128_cbc() : EVP_aes_256_cbc()
+        let ctrCipher = key.count == 16 ? EVP_aes_128_ctr() : EVP_aes_256_ctr()
+        // The key schedule once: each OMAC and CTR pass then sets only its IV (it was four key
+        // schedules per message, for the same key).
+        let zero = [UInt8](repeating: 0, count: 16)
+        guard EVP_EncryptInit_ex(cbc, cbcCipher, nil, key, zero) == 1, EVP_CIPHER_CTX_set_padding(cbc, 0) == 1,
+              EVP_EncryptInit_ex(ctr, ctrCipher, nil, key, zero) == 1 else {
+            throw ProtocolError("cannot set the AES key")
+        }
         // CMAC subkeys: L = E_K(0^128), K1 = dbl(L), K2 = dbl(K1).
         let l = try cbcMAC([UInt8](repeating: 0, count: 16))
         k1 = AESEAX.dbl(l); k2 = AESEAX.dbl(k1)
@@ -44,7 +47,7 @@ final class AESEAX {
         var out = [UInt8](repeating: 0, count: data.count + 16)
         var n: Int32 = 0
         let zero = [UInt8](repeating: 0, count: 16)
-        guard EVP_EncryptInit_ex(cbc, cbcCipher, nil, key, zero) == 1, EVP_CIPHER_CTX_set_padding(cbc, 0) == 1,
+        guard EVP_EncryptInit_ex(cbc, nil, nil, nil, zero) == 1, EVP_CIPHER_CTX_set_padding(cbc, 0) == 1,
               EVP_EncryptUpdate(cbc, &out, &n, data, Int32(data.count)) == 1, Int(n) == data.count else {
             throw ProtocolError("AES-CBC failed")
         }
@@ -71,7 +74,7 @@ final class AESEAX {
         var out = [UInt8](repeating: 0, count: input.count)
         guard !input.isEmpty else { return out }
         var n: Int32 = 0
-        guard EVP_EncryptInit_ex(ctr, ctrCipher, nil, key, iv) == 1,
+        guard EVP_EncryptInit_ex(ctr, nil, nil, nil, iv) == 1,
               EVP_EncryptUpdate(ctr, &out, &n, input.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(input.count)) == 1,
               Int(n) == input.count else { throw ProtocolError("AES-CTR failed") }
         return out
