@@ -34,8 +34,8 @@ enum JPEGFrameSize {
         return nil
     }
 
-    /// The frame size from the walk, else from TurboJPEG's header call; nil with TurboJPEG's
-    /// message when the header is bad.
+    /// The frame size from the walk, else from TurboJPEG's header call; TurboJPEG's message
+    /// when the header is bad.
     static func of(_ p: UnsafePointer<UInt8>, count n: Int, handle: tjhandle) -> Result<(w: Int, h: Int), JPEGHeaderError> {
         if let s = walk(p, count: n) { return .success(s) }
         var w: Int32 = 0, h: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
