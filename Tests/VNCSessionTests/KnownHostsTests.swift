@@ -53,4 +53,27 @@ final class KnownHostsTests: XCTestCase {
         // security lines are not identities
         XCTAssertNil(kh.decision(id(.x509, 1), acceptNew: false))
     }
+
+    /// A long file of other hosts (benchmarks leave one per port), hosts whose names start with
+    /// this one's, leading spaces and comments: the right lines, the right line numbers.
+    func testLongFileOfOtherHosts() throws {
+        let p = path()
+        try FileManager.default.createDirectory(atPath: (p as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        var text = ""
+        for port in 0..<3000 { text += "127.0.0.1::\(6000 + port) security VncAuth\n" }
+        text += "#h:5900 x509 ffffff\n"
+        text += "h:59001 x509 aaaaaa\nh:59001 security X509Plain\n"
+        text += "   h:5900   security   TLSNone\n"
+        text += "h:5900 security VncAuth\n"
+        text += "h:5900 x509 010203\n"
+        try text.write(toFile: p, atomically: true, encoding: .utf8)
+        let kh = KnownHosts(path: p)
+        XCTAssertEqual(kh.strongestSecurity(server: "h:5900"), .veNCrypt(VeNCryptSubtype.tlsNone))
+        XCTAssertEqual(kh.strongestSecurity(server: "h:59001"), .veNCrypt(VeNCryptSubtype.x509Plain))
+        XCTAssertEqual(kh.strongestSecurity(server: "127.0.0.1::8999"), .type(SecurityType.vncAuth))
+        XCTAssertNil(kh.strongestSecurity(server: "127.0.0.1::9000"))
+        XCTAssertEqual(kh.decision(id(.x509, 1), acceptNew: false), .accept)
+        guard case .mismatch(_, let line) = kh.lookup(id(.x509, 7)) else { return XCTFail("a changed key") }
+        XCTAssertEqual(line, 3006, "the line number counts every line of the file")
+    }
 }
