@@ -46,6 +46,10 @@ final class KnownHostsTests: XCTestCase {
         let kh = KnownHosts(path: path())
         XCTAssertNil(kh.strongestSecurity(server: "h:5900"))
         kh.rememberSecurity(server: "h:5900", .type(SecurityType.vncAuth))
+        kh.rememberSecurity(server: "h:5900", .type(SecurityType.none))
+        // nothing is weaker than an unencrypted method: no line, not even a file
+        XCTAssertNil(kh.strongestSecurity(server: "h:5900"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: kh.path))
         kh.rememberSecurity(server: "h:5900", .veNCrypt(VeNCryptSubtype.x509Plain))
         kh.rememberSecurity(server: "h:5900", .veNCrypt(VeNCryptSubtype.tlsNone))   // weaker: not lowered
         XCTAssertEqual(kh.strongestSecurity(server: "h:5900"), .veNCrypt(VeNCryptSubtype.x509Plain))

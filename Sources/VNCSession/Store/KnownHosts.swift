@@ -136,7 +136,10 @@ public final class KnownHosts: Sendable {
     }
 
     /// Remembers that `server` was reached with `method`, when it is stronger than before.
+    /// An unencrypted method is not written: nothing is weaker, so its line could never refuse
+    /// anything (it only grew the file, one line per port, and cost every connection a write).
     public func rememberSecurity(server: String, _ method: SecurityMethod) {
+        if method.strength == .open { return }
         if let before = strongestSecurity(server: server), before.strength >= method.strength { return }
         try? append("\(server) security \(method.listName)\n")
     }
