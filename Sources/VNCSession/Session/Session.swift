@@ -265,7 +265,7 @@ public final class Session: @unchecked Sendable {
             case .connecting: log("connecting to \(spec)")
             case .authenticating: log("authenticating")
             case .ready: log("ready")
-            case .waiting(let why, let at, let n): log("\(why); retry \(n) in \(String(format: "%.1f", at - monotonicSeconds())) s")
+            case .waiting(let why, let at, let n): log("\(why); retry \(n) in \(Figures.fixed(at - monotonicSeconds(), 1)) s")
             case .failed(let why): log("failed: \(why)")
             case .closed: log("closed")
             }

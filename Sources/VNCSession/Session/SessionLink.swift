@@ -27,18 +27,18 @@ public struct LinkSummary: Equatable, Sendable {
         parts.append(quality + (adaptive ? " (adaptive)" : ""))
         parts.append(roundTrip.map { "RTT " + LinkSummary.ms($0) } ?? "RTT not measured")
         parts.append(LinkSummary.rate(throughput) + (linkRate.map { " (link \(LinkSummary.rate($0)))" } ?? ""))
-        parts.append(String(format: "%.0f updates/s", updatesPerSecond))
+        parts.append(Figures.fixed(updatesPerSecond, 0) + " updates/s")
         parts.append("decode " + (decodePerUpdate.map { LinkSummary.ms($0) } ?? "-"))
         parts.append(continuousUpdates ? "continuous updates" : "requests")
         return parts.joined(separator: ", ")
     }
-    public static func ms(_ s: Double) -> String { s < 0.01 ? String(format: "%.2f ms", s * 1000) : String(format: "%.0f ms", s * 1000) }
+    public static func ms(_ s: Double) -> String { Figures.fixed(s * 1000, s < 0.01 ? 2 : 0) + " ms" }
     /// Bits per second, as links are sold.
     public static func rate(_ bytesPerSecond: Double) -> String {
         let b = bytesPerSecond * 8
-        if b >= 1e9 { return String(format: "%.1f Gbit/s", b / 1e9) }
-        if b >= 1e6 { return String(format: "%.1f Mbit/s", b / 1e6) }
-        return String(format: "%.0f kbit/s", b / 1e3)
+        if b >= 1e9 { return Figures.fixed(b / 1e9, 1) + " Gbit/s" }
+        if b >= 1e6 { return Figures.fixed(b / 1e6, 1) + " Mbit/s" }
+        return Figures.fixed(b / 1e3, 0) + " kbit/s"
     }
 }
 

@@ -83,7 +83,7 @@ public enum Snapshot {
                 case .updateEnded:
                     updates += 1
                     lastUpdate = monotonicSeconds()
-                    if fullAt == nil { fullAt = lastUpdate; log("first full update after \(String(format: "%.3f", lastUpdate - start)) s") }
+                    if fullAt == nil { fullAt = lastUpdate; log("first full update after \(Figures.fixed(lastUpdate - start, 3)) s") }
                 case .resized(let w, let h):
                     log("desktop resized to \(w)x\(h)")
                     // the new area must arrive before the snapshot is whole

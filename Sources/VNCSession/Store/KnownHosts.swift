@@ -52,7 +52,7 @@ public final class KnownHosts: Sendable {
         return out
     }
 
-    static func hex(_ b: [UInt8]) -> String { b.map { String(format: "%02x", $0) }.joined() }
+    static func hex(_ b: [UInt8]) -> String { Figures.hex(b) }
 
     /// "ab12…" → "AB:12:…", the form fingerprints are shown in, so two can be compared by eye.
     static func colon(_ hex: String) -> String {
