@@ -121,11 +121,13 @@ final class RREDecoderTests: XCTestCase {
             let rect = Rect(x: 3, y: 2, w: compact ? 255 : 300, h: compact ? 200 : 260)
             var blocks: [(Rect, UInt32)] = [(rect, 0x102030)]
             var native = px(0x102030), swapped = be(0x102030)
-            let n = 400
+            let n = 600
             for i in 0..<n {
                 let c = UInt32(truncatingIfNeeded: rng.next()) & 0xff_ffff
-                let w = [1, 1 + rng.int(16), 17 + rng.int(rect.w - 17)][i % 3]
-                let h = 1 + rng.int(i % 5 == 0 ? rect.h : 20)
+                // every fourth: a line or dot of 0-5 pixels either way (the inline stores' cases)
+                let small = i % 4 == 3
+                let w = small ? rng.int(6) : [1, 1 + rng.int(16), 17 + rng.int(rect.w - 17)][i % 3]
+                let h = small ? (w == 1 ? rng.int(6) : [0, 1, 1, 2][rng.int(4)]) : 1 + rng.int(i % 5 == 0 ? rect.h : 20)
                 let x = rng.int(rect.w - w + 1), y = rng.int(rect.h - h + 1)
                 let f = compact ? [UInt8(x), UInt8(y), UInt8(w), UInt8(h)] : be16(x) + be16(y) + be16(w) + be16(h)
                 native += px(c) + f; swapped += be(c) + f

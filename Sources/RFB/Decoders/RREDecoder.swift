@@ -72,16 +72,14 @@ final class RREDecoder: RectDecoder {
             let (sx, sy, sw, sh) = F.fields(p + 4)
             guard sx &+ sw <= rect.w, sy &+ sh <= rect.h else { throw outside(sx, sy, sw, sh, rect) }
             var d = base + (sy &* stride &+ sx)
-            if sw == 1 && UInt(bitPattern: sh &- 1) < 4 {
-                // a column of 1-4 pixels (glyph strokes), stored without a loop whose varying
-                // exit mispredicts: rows past the last store the last row again
-                let last = sh &- 1
-                d.pointee = colour; d[min(1, last) &* stride] = colour
-                d[min(2, last) &* stride] = colour; d[min(3, last) &* stride] = colour
-            } else if sh == 1 && UInt(bitPattern: sw &- 1) < 4 {
-                // a run of 2-4 pixels, the same way
-                let last = sw &- 1
-                d[0] = colour; d[min(1, last)] = colour; d[min(2, last)] = colour; d[min(3, last)] = colour
+            // a line of 1-4 pixels, down (glyph strokes) or across: one test for both, and
+            // stored without a loop whose varying exit mispredicts (pixels past the last store
+            // the last one again). sw or sh is 1, so sw + sh - 2 is the last pixel's index.
+            if sw &* sh == sw &+ sh &- 1, UInt(bitPattern: sw &+ sh &- 2) < 4 {
+                let last = sw &+ sh &- 2
+                let step = sw == 1 ? stride : 1
+                d.pointee = colour; d[min(1, last) &* step] = colour
+                d[min(2, last) &* step] = colour; d[min(3, last) &* step] = colour
             } else if sw == 1 {
                 for _ in 0..<sh { d.pointee = colour; d += stride }
             } else if sw &* sh <= Framebuffer.bandPixels {
