@@ -11,6 +11,9 @@ public struct BenchResult: Sendable, Codable {
     public var workerRects = 0
     /// With `split`: seconds inside zlib inflate, TurboJPEG decompress and libavcodec's H.264 decoder.
     public var inflateSeconds: Double?, jpegSeconds: Double?, h264Seconds: Double?
+    /// With `split`: seconds to write as many pixels as the rects cover into a framebuffer of the
+    /// same size, in whole rows (see `DecodeBench.storeSeconds`).
+    public var storeSeconds: Double?
     public var mpixPerCPUSecond: Double { cpuSeconds > 0 ? Double(pixels) / 1e6 / cpuSeconds : 0 }
 }
 
@@ -76,6 +79,7 @@ public enum DecodeBench {
                 r.inflateSeconds = Double(clock.zlibNanos) / 1e9
                 r.jpegSeconds = Double(clock.jpegNanos) / 1e9
                 r.h264Seconds = Double(clock.avcodecNanos) / 1e9
+                if let fb = engine.framebuffer { r.storeSeconds = storeSeconds(width: fb.width, height: fb.height, pixels: engine.stats.pixels) }
             }
             r.workerRects = engine.rectsOnWorkers
             r.updates = engine.stats.updates; r.rects = engine.stats.rects
@@ -85,6 +89,27 @@ public enum DecodeBench {
             lastFB = engine.framebuffer
         }
         return (best ?? BenchResult(file: path), lastFB)
+    }
+}
+
+extension DecodeBench {
+    /// CPU seconds to fill `pixels` pixels of a `width` x `height` framebuffer, whole rows at a
+    /// time, top to bottom and round again. Every rect's pixels must be written once, so this is
+    /// the least a decoder can spend beyond the libraries: a floor for the work that is not
+    /// zlib's or TurboJPEG's. Whole rows of one value are the cheapest way to write them, so the
+    /// floor is on the low side of what any real update pattern allows.
+    static func storeSeconds(width: Int, height: Int, pixels: Int) -> Double {
+        let fb = Framebuffer(width: width, height: height)   // written once here: no first-touch faults below
+        var left = pixels, y = 0, value: UInt32 = 0x10_2030
+        let c0 = processCPUSeconds()
+        while left > 0 {
+            let rows = min(height - y, max(1, left / width))
+            fb.fill(Rect(x: 0, y: y, w: width, h: rows), value)
+            left -= rows * width
+            y += rows
+            if y == height { y = 0; value &+= 0x01_0101 }
+        }
+        return processCPUSeconds() - c0
     }
 }
 

@@ -22,7 +22,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Decoding threads: above 1, Tight, ZRLE, Hextile and (Co)RRE rects also decode on threads-1 workers.", transform: Parse.positive("a count from 1"))
     var threads: Int = 1
 
-    @Flag(help: "Also time zlib inflate, TurboJPEG decompress and H.264 decoding inside the decode (adds clock reads).")
+    @Flag(help: "Also time zlib inflate, TurboJPEG decompress and H.264 decoding inside the decode (adds clock reads), and filling as many pixels as the rects cover, in whole rows.")
     var split = false
 
     /// The JSON line per file (field names as the benchmark scripts read them).
@@ -31,7 +31,7 @@ struct BenchCommand: ParsableCommand {
         let updates, rects, pixels, bytes: Int
         let threads, worker_rects: Int
         let cpu_s, wall_s, mpix_per_cpu_s: Double
-        let inflate_s, jpeg_s, h264_s: Double?
+        let inflate_s, jpeg_s, h264_s, store_s: Double?
 
         init(_ r: BenchResult) {
             func r4(_ v: Double) -> Double { (v * 1e4).rounded() / 1e4 }
@@ -39,6 +39,7 @@ struct BenchCommand: ParsableCommand {
             cpu_s = r4(r.cpuSeconds); wall_s = r4(r.wallSeconds)
             mpix_per_cpu_s = (r.mpixPerCPUSecond * 10).rounded() / 10
             inflate_s = r.inflateSeconds.map(r4); jpeg_s = r.jpegSeconds.map(r4); h264_s = r.h264Seconds.map(r4)
+            store_s = r.storeSeconds.map(r4)
         }
     }
 
@@ -58,7 +59,11 @@ struct BenchCommand: ParsableCommand {
                 } else {
                     var line = "\(r.file): \(r.updates) updates, \(r.rects) rects, \(String(format: "%.1f", Double(r.pixels) / 1e6)) Mpixels, \(String(format: "%.3f", r.cpuSeconds)) CPU s, \(String(format: "%.1f", r.mpixPerCPUSecond)) Mpixel/s"
                     if let i = r.inflateSeconds, let j = r.jpegSeconds, let h = r.h264Seconds {
-                        line += String(format: " (inflate %.3f s, jpeg %.3f s, h264 %.3f s)", i, j, h)
+                        line += String(format: " (inflate %.3f s, jpeg %.3f s, h264 %.3f s", i, j, h)
+                        if let st = r.storeSeconds {
+                            line += String(format: "; the pixels' stores alone %.3f s; %.2fx of libraries + stores", st, r.cpuSeconds / max(1e-9, i + j + h + st))
+                        }
+                        line += ")"
                     }
                     print(line)
                 }
