@@ -51,6 +51,29 @@ final class PixelConverterTests: XCTestCase {
         }
     }
 
+    /// Rows of 3-byte CPIXELs (ZRLE raw tiles) of every length up to 70, in the native format
+    /// and through the general path: each pixel as `cpixel` reads it, nothing written past the
+    /// row (and, under AddressSanitizer, nothing read past it: the source is exactly one row).
+    func testCPixelRowsOfEveryLength() {
+        var seed: UInt32 = 12345
+        let bgr = PixelFormat(bitsPerPixel: 32, depth: 24, bigEndian: false, trueColour: true,
+                              redMax: 255, greenMax: 255, blueMax: 255, redShift: 0, greenShift: 8, blueShift: 16)
+        for format in [PixelFormat.native, bgr] {
+            XCTAssertEqual(PixelConverter(format: format).cpixelSize, 3)
+            let pc = PixelConverter(format: format)
+            for count in 0...70 {
+                let src = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, count * 3))
+                let dst = UnsafeMutablePointer<UInt32>.allocate(capacity: count + 1)
+                defer { src.deallocate(); dst.deallocate() }
+                for i in 0..<(count * 3) { seed = seed &* 1_103_515_245 &+ 12345; src[i] = UInt8(truncatingIfNeeded: seed >> 16) }
+                dst[count] = 0xdead_beef
+                pc.convertCPixels(src, to: dst, count: count)
+                for i in 0..<count { XCTAssertEqual(dst[i], pc.cpixel(src + i * 3), "pixel \(i) of \(count)") }
+                XCTAssertEqual(dst[count], 0xdead_beef, "written past a row of \(count)")
+            }
+        }
+    }
+
     func testColourMapsAreNotShared() {
         let a = PixelConverter(format: .colourMap8)
         a.setColourMapEntry(5, r: 0xffff, g: 0, b: 0)
