@@ -224,12 +224,14 @@ public final class PixelConverter {
             guard count > 0 else { return }
             let raw = UnsafeRawPointer(src), out = UnsafeMutableRawPointer(dst)
             var i = 0
+            #if _endian(little)   // the pair holds the first pixel in its low half
             while i &+ 3 <= count {
                 let x = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i &* 3, as: UInt64.self))
                 let pair = x & 0xff_ffff | x << 8 & 0x00ff_ffff_0000_0000
                 out.storeBytes(of: pair.littleEndian, toByteOffset: i &* 4, as: UInt64.self)
                 i &+= 2
             }
+            #endif
             while i < count - 1 {
                 dst[i] = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i * 3, as: UInt32.self)) & 0x00ff_ffff
                 i += 1
