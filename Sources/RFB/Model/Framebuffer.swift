@@ -48,19 +48,17 @@ public final class Framebuffer: @unchecked Sendable {
         pixels = Framebuffer.zeroed(max(1, self.width * self.height))
     }
 
-    deinit { Framebuffer.release(pixels) }
+    deinit { Framebuffer.release(pixels, max(1, width * height)) }
 
     /// Black pixels. Every page is written now, at ServerInit, so the first update (the whole
     /// screen, which the user waits for) does not take the page faults: left to the first
     /// update, they cost a Raw snapshot 0.004 -> 0.011 CPU s. (calloc would leave them, and the
     /// optimiser drops a memset of zeros after calloc or folds malloc + memset into calloc, so
-    /// this is Swift's allocate and initialize.) The fuzzing build makes a fresh framebuffer per
-    /// input and mostly touches a corner of it: there calloc's untouched pages save a sixth of
-    /// a run.
+    /// this is Swift's allocate and initialize.) The fuzzing build makes a framebuffer per
+    /// input and mostly touches a corner of it: see FuzzFramebuffers.
     private static func zeroed(_ n: Int) -> UnsafeMutablePointer<UInt32> {
         #if FUZZING
-        guard let p = calloc(n, MemoryLayout<UInt32>.stride) else { preconditionFailure("fuzzing: out of memory") }
-        return p.assumingMemoryBound(to: UInt32.self)
+        return FuzzFramebuffers.take(n)
         #else
         let p = UnsafeMutablePointer<UInt32>.allocate(capacity: n)
         p.initialize(repeating: 0, count: n)
@@ -68,9 +66,9 @@ public final class Framebuffer: @unchecked Sendable {
         #endif
     }
 
-    private static func release(_ p: UnsafeMutablePointer<UInt32>) {
+    private static func release(_ p: UnsafeMutablePointer<UInt32>, _ n: Int) {
         #if FUZZING
-        free(p)
+        FuzzFramebuffers.give(p, n)
         #else
         p.deallocate()
         #endif
@@ -85,7 +83,7 @@ public final class Framebuffer: @unchecked Sendable {
         let np = Framebuffer.zeroed(n)
         let cw = min(w, width)
         for y in 0..<min(h, height) { (np + y * w).update(from: pixels + y * width, count: cw) }
-        Framebuffer.release(pixels)
+        Framebuffer.release(pixels, max(1, width * height))
         pixels = np; width = w; height = h
         damageLock.locked { damage = [bounds] }
     }
@@ -254,6 +252,49 @@ public final class FramebufferLock: @unchecked Sendable {
         return try body()
     }
 }
+
+#if FUZZING
+@_silgen_name("__asan_poison_memory_region") private func asanPoison(_ p: UnsafeRawPointer, _ size: Int)
+@_silgen_name("__asan_unpoison_memory_region") private func asanUnpoison(_ p: UnsafeRawPointer, _ size: Int)
+
+/// The fuzzing build's framebuffers (at most 2^16 pixels there). AddressSanitizer serves blocks
+/// over 128 KiB with mmap and returns them with munmap, so a fresh framebuffer per input cost
+/// page faults, maps and unmaps every run: a fifth of the fuzzer's CPU was system time. Two
+/// freed ones are kept for the next runs (a run may compare two engines) and cleared only as
+/// far as the next one is used. Kept memory stays poisoned beyond the pixels in use, so reads
+/// and writes past a framebuffer, or into a freed one, are still reported.
+enum FuzzFramebuffers {
+    static let capacity = 1 << 16
+    nonisolated(unsafe) private static var spare: [UnsafeMutablePointer<UInt32>] = []
+    private static let lock = PthreadMutex()
+
+    static func take(_ n: Int) -> UnsafeMutablePointer<UInt32> {
+        let bytes = n * MemoryLayout<UInt32>.stride
+        guard n <= capacity else {
+            guard let p = calloc(n, MemoryLayout<UInt32>.stride) else { preconditionFailure("fuzzing: out of memory") }
+            return p.assumingMemoryBound(to: UInt32.self)
+        }
+        let kept = lock.locked { spare.popLast() }
+        guard let p = kept ?? calloc(capacity, MemoryLayout<UInt32>.stride)?.assumingMemoryBound(to: UInt32.self) else {
+            preconditionFailure("fuzzing: out of memory")
+        }
+        asanUnpoison(p, bytes)
+        if kept != nil { p.update(repeating: 0, count: n) }
+        asanPoison(p + n, (capacity - n) * MemoryLayout<UInt32>.stride)
+        return p
+    }
+
+    static func give(_ p: UnsafeMutablePointer<UInt32>, _ n: Int) {
+        guard n <= capacity else { free(p); return }
+        asanPoison(p, capacity * MemoryLayout<UInt32>.stride)
+        let kept = lock.locked { () -> Bool in
+            if spare.count < 2 { spare.append(p); return true }
+            return false
+        }
+        if !kept { asanUnpoison(p, capacity * MemoryLayout<UInt32>.stride); free(p) }
+    }
+}
+#endif
 
 /// A pthread mutex (ThreadSanitizer sees it; Synchronization's Mutex waits on futexes it does not).
 final class PthreadMutex: @unchecked Sendable {
