@@ -8,7 +8,7 @@ extension ClientEngine {
         guard let fb = framebuffer else { return }
         counters.requests += 1
         if flow.continuousUpdates && incremental { counters.requestsWhileContinuous += 1 }
-        output += ClientMessage.updateRequest(incremental: incremental, (rect ?? fb.bounds).intersection(fb.bounds))
+        ClientMessage.updateRequest(incremental: incremental, (rect ?? fb.bounds).intersection(fb.bounds), into: &output)
     }
 
     /// `buttons`: bit n is button n+1; buttons 8/9 go out only as the server can take them.
@@ -16,7 +16,7 @@ extension ClientEngine {
         guard phase == .normal else { return }
         // button 9 has no classic bit: without the extension it is not sent
         let mask = extendedMouseButtons ? buttons : buttons & 0xff
-        output += ClientMessage.pointerEvent(x: x, y: y, buttons: mask, extended: extendedMouseButtons)
+        ClientMessage.pointerEvent(x: x, y: y, buttons: mask, extended: extendedMouseButtons, into: &output)
     }
 
     /// A key press or release. `xtKeycode` (XT scancode, 0xE0xx for extended keys) goes along when
