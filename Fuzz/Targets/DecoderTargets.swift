@@ -26,6 +26,7 @@ func runDecoder(_ encoding: Int32, _ data: UnsafeBufferPointer<UInt8>) {
     let pf = pixelFormat(flags, bigEndian: flags & 4 != 0)
     let (w, h) = Server.fitted(input.u16(), input.u16())
     var bytes = Server.hello(w: w, h: h)
+    bytes.reserveCapacity(bytes.count + data.count * 2 + (pf.trueColour ? 0 : Server.colourMap.count))
     if !pf.trueColour { bytes += Server.colourMap }
     // CopyRect copies what is there: Raw rects first give it pixels (an odd flag bit would do,
     // but then every CopyRect input would split the fuzzer's attention).
@@ -34,9 +35,9 @@ func runDecoder(_ encoding: Int32, _ data: UnsafeBufferPointer<UInt8>) {
     while !input.atEnd {
         let n = input.u16()
         let x = input.u16(), y = input.u16(), rw = input.u16(), rh = input.u16()
-        let body = input.take(n)
+        let body = input.view(n)
         let enc = copy && i % 2 == 0 ? Encoding.raw : encoding
-        bytes += Server.update(x, y, rw, rh, enc, body)
+        Server.appendUpdate(&bytes, x, y, rw, rh, enc, body)
         i += 1
     }
     var s = fuzzSettings(pixelFormat: pf)

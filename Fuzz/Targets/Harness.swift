@@ -172,6 +172,18 @@ enum Server {
     static func rect(_ x: Int, _ y: Int, _ w: Int, _ h: Int, _ enc: Int32) -> [UInt8] {
         be16(x) + be16(y) + be16(w) + be16(h) + be32(Int(UInt32(bitPattern: enc)))
     }
+    /// `update` appended in place: the decoder targets build one per rect in every run, and
+    /// the arrays of the `+` chain were a tenth of their allocations.
+    static func appendUpdate(_ out: inout [UInt8], _ x: Int, _ y: Int, _ w: Int, _ h: Int, _ enc: Int32,
+                             _ body: UnsafeBufferPointer<UInt8>) {
+        out.append(0); out.append(0); out.append(0); out.append(1)
+        func u16(_ v: Int) { out.append(UInt8(v >> 8 & 0xff)); out.append(UInt8(v & 0xff)) }
+        u16(x); u16(y); u16(w); u16(h)
+        let e = UInt32(bitPattern: enc)
+        out.append(UInt8(e >> 24)); out.append(UInt8(e >> 16 & 0xff)); out.append(UInt8(e >> 8 & 0xff)); out.append(UInt8(e & 0xff))
+        out.append(contentsOf: body)
+    }
+
     /// A FramebufferUpdate with one rect (`body` follows its header).
     static func update(_ x: Int, _ y: Int, _ w: Int, _ h: Int, _ enc: Int32, _ body: some Sequence<UInt8>) -> [UInt8] {
         [0, 0, 0, 1] + rect(x, y, w, h, enc) + Array(body)

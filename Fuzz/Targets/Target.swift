@@ -49,6 +49,13 @@ struct FuzzInput {
     }
 
     mutating func rest() -> ArraySlice<UInt8> { take(remaining) }
+
+    /// Up to `n` bytes, as a view of the input (no copy; valid for the run).
+    mutating func view(_ n: Int) -> UnsafeBufferPointer<UInt8> {
+        let k = max(0, min(n, remaining))
+        defer { pos += k }
+        return UnsafeBufferPointer(rebasing: bytes[pos..<(pos + k)])
+    }
 }
 
 /// Big-endian helpers for building server bytes.

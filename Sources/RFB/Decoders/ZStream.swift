@@ -9,6 +9,8 @@ import CZlib
 final class ZStream {
     // Heap-allocated: zlib keeps a back pointer to the z_stream and rejects one that moved.
     private let strm: UnsafeMutablePointer<z_stream>
+    /// inflateInit2 runs at the first inflate: a connection makes six streams (Tight's four,
+    /// Zlib's, ZRLE's) and a server uses one encoding, so most would never run.
     private var initialised = false
     /// zlib header bytes still expected at the start of the (reset) stream, and those seen.
     private var headerLeft = 2
@@ -23,7 +25,6 @@ final class ZStream {
         self.probe = probe
         strm = .allocate(capacity: 1)
         strm.initialize(to: z_stream())
-        initialised = ZStream.initRaw(strm)
     }
 
     private static func initRaw(_ s: UnsafeMutablePointer<z_stream>) -> Bool {
@@ -56,7 +57,7 @@ final class ZStream {
 
     /// Starts a fresh stream (Tight's reset bits, or a new connection).
     func reset() {
-        if initialised { inflateReset(strm) } else { initialised = ZStream.initRaw(strm) }
+        if initialised { inflateReset(strm) }
         headerLeft = 2; header = 0; trailerLeft = 0; ended = false
     }
 
@@ -65,6 +66,7 @@ final class ZStream {
     /// once its compressed bytes are in.
     func inflate(_ input: UnsafePointer<UInt8>, count: Int, into output: UnsafeMutablePointer<UInt8>,
                  capacity: Int, what: @autoclosure () -> String) throws -> (consumed: Int, produced: Int) {
+        if !initialised { initialised = ZStream.initRaw(strm) }
         guard initialised else { throw ProtocolError("\(what()): zlib stream could not be initialised") }
         var consumed = headerLeft > 0 ? try takeHeader(input, count: count, what: what) : 0
         var produced = 0
