@@ -1,19 +1,22 @@
 /// Packed palette indices painted a byte at a time: a table holds the pixels of every 4-bit
-/// group of indices as 64-bit pairs, so a byte becomes two table loads and 64-bit stores
-/// instead of a select per pixel (text is mostly 2-colour: ZRLE tiles, Tight mono rects).
+/// group of indices (4 pixels as a 16-byte vector for 1-bit indices, a 64-bit pair for 2-bit
+/// ones), so a byte becomes two table loads and stores instead of a select per pixel (text is mostly 2-colour: ZRLE tiles, Tight mono rects).
 /// Indices are most significant bit first, as RFB packs them.
 struct IndexSpread {
-    /// 32 pairs: for 1-bit indices, 4 pixels (two pairs) per 4-bit group; for 2-bit ones,
-    /// 2 pixels (one pair) per group.
-    let table = UnsafeMutablePointer<UInt64>.allocate(capacity: 32)
+    /// For 2-bit indices: 2 pixels (one pair) per 4-bit group.
+    let table = UnsafeMutablePointer<UInt64>.allocate(capacity: 16)
+    /// For 1-bit indices: the 4 pixels of each 4-bit group as one 16-byte vector, so a byte of
+    /// indices is two vector loads and stores (as 64-bit pairs it was four of each, and the
+    /// stores were half of a ZRLE text decode).
+    let mono = UnsafeMutablePointer<SIMD4<UInt32>>.allocate(capacity: 16)
 
-    func deallocate() { table.deallocate() }
+    func deallocate() { table.deallocate(); mono.deallocate() }
 
     /// For 1-bit indices: colour `c0` for 0, `c1` for 1.
     @inline(__always) func setMono(_ c0: UInt32, _ c1: UInt32) {
         for v in 0..<16 {
             let px = { (bit: Int) in v >> bit & 1 == 0 ? c0 : c1 }
-            table[2 * v] = pixelPair(px(3), px(2)); table[2 * v + 1] = pixelPair(px(1), px(0))
+            mono[v] = SIMD4(px(3), px(2), px(1), px(0))
         }
     }
 
@@ -24,10 +27,9 @@ struct IndexSpread {
 
     /// 8 pixels at `d` from a byte of 1-bit indices (after `setMono`).
     @inline(__always) func storeMono(_ d: UnsafeMutablePointer<UInt32>, _ b: Int) {
-        let hi = table + (b >> 4) * 2, lo = table + (b & 15) * 2
-        let r = UnsafeMutableRawPointer(d)
-        r.storeBytes(of: hi[0], as: UInt64.self); r.storeBytes(of: hi[1], toByteOffset: 8, as: UInt64.self)
-        r.storeBytes(of: lo[0], toByteOffset: 16, as: UInt64.self); r.storeBytes(of: lo[1], toByteOffset: 24, as: UInt64.self)
+        let r = UnsafeMutableRawPointer(d)   // unaligned stores (SE-0349)
+        r.storeBytes(of: mono[b >> 4], as: SIMD4<UInt32>.self)
+        r.storeBytes(of: mono[b & 15], toByteOffset: 16, as: SIMD4<UInt32>.self)
     }
 
     /// 4 pixels at `d` from a byte of 2-bit indices (after `setQuad`).
