@@ -1,6 +1,7 @@
 /// Packed palette indices painted a byte at a time: a table holds the pixels of every 4-bit
 /// group of indices (4 pixels as a 16-byte vector for 1-bit indices, a 64-bit pair for 2-bit
-/// ones), so a byte becomes two table loads and stores instead of a select per pixel (text is mostly 2-colour: ZRLE tiles, Tight mono rects).
+/// ones), so a byte becomes two table loads and stores instead of a select per pixel (text is
+/// mostly 2-colour: ZRLE tiles, Tight mono rects).
 /// Indices are most significant bit first, as RFB packs them.
 struct IndexSpread {
     /// For 2-bit indices: 2 pixels (one pair) per 4-bit group.
