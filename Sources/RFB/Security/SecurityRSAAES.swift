@@ -46,7 +46,7 @@ final class RSAAESHandler: SecurityHandler {
             serverBits = bits
             serverN = Array(UnsafeBufferPointer(start: try r.bytes(size), count: size))
             serverE = Array(UnsafeBufferPointer(start: try r.bytes(size), count: size))
-            let sk = try RSAKey(publicN: serverN, e: serverE)
+            let sk = try RSAKey.server(n: serverN, e: serverE)
             serverKey = sk
             try verifyServer(ctx)
             // Our key, as long as the server's.
@@ -171,6 +171,16 @@ final class RSAAESHandler: SecurityHandler {
         pkey = key
     }
 
+    /// The server's public key. The fuzzing build keeps the last one: its harness sends the same
+    /// key for every input, and OpenSSL's key import was a fifth of a run (see FuzzRSAMemo).
+    static func server(n: [UInt8], e: [UInt8]) throws -> RSAKey {
+        #if FUZZING
+        return try FuzzRSAMemo.key(n, e) { try RSAKey(publicN: n, e: e) }
+        #else
+        return try RSAKey(publicN: n, e: e)
+        #endif
+    }
+
     init(generateBits bits: Int) throws {
         guard let ctx = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else { throw ProtocolError("RSA: no context") }
         defer { EVP_PKEY_CTX_free(ctx) }
@@ -196,6 +206,14 @@ final class RSAAESHandler: SecurityHandler {
     @_spi(Fuzzing) public func decrypt(_ c: [UInt8]) throws -> [UInt8] { try crypt(c, encrypt: false) }
 
     private func crypt(_ input: [UInt8], encrypt: Bool) throws -> [UInt8] {
+        #if FUZZING
+        return try FuzzRSAMemo.crypt(self, input, encrypt) { try cryptOnce(input, encrypt: encrypt) }
+        #else
+        return try cryptOnce(input, encrypt: encrypt)
+        #endif
+    }
+
+    private func cryptOnce(_ input: [UInt8], encrypt: Bool) throws -> [UInt8] {
         guard let ctx = EVP_PKEY_CTX_new(pkey, nil) else { throw ProtocolError("RSA: no context") }
         defer { EVP_PKEY_CTX_free(ctx) }
         guard (encrypt ? EVP_PKEY_encrypt_init(ctx) : EVP_PKEY_decrypt_init(ctx)) == 1,
@@ -214,3 +232,36 @@ final class RSAAESHandler: SecurityHandler {
         return b
     }
 }
+
+#if FUZZING
+/// The fuzzing build's memory of the last RSA results. The harness plays a server with fixed
+/// keys and randoms, so each input repeated the same import, encryption and decryption
+/// (twice: whole and in pieces): OpenSSL, and AddressSanitizer's bookkeeping of OpenSSL's
+/// allocations, were a fifth of sec-rsaaes-inner's time. The parsing around the calls is what
+/// is fuzzed; a changed key or message still goes to OpenSSL. A few entries, so memory stays
+/// bounded; PKCS#1 v1.5 encryption is randomised, and any valid result will do.
+enum FuzzRSAMemo {
+    nonisolated(unsafe) private static var lastKey: (n: [UInt8], e: [UInt8], key: RSAKey)?
+    nonisolated(unsafe) private static var lastCrypt: [(key: RSAKey, input: [UInt8], encrypt: Bool, output: [UInt8])] = []
+    private static let lock = PthreadMutex()
+
+    static func key(_ n: [UInt8], _ e: [UInt8], make: () throws -> RSAKey) throws -> RSAKey {
+        if let k = lock.locked({ lastKey }), k.n == n, k.e == e { return k.key }
+        let key = try make()
+        lock.locked { lastKey = (n, e, key) }
+        return key
+    }
+
+    /// The last eight results (a handshake encrypts one random and decrypts one; four RSA-AES
+    /// types, two sizes of random).
+    static func crypt(_ key: RSAKey, _ input: [UInt8], _ encrypt: Bool, run: () throws -> [UInt8]) throws -> [UInt8] {
+        if let hit = lock.locked({ lastCrypt.first { $0.key === key && $0.encrypt == encrypt && $0.input == input } }) { return hit.output }
+        let output = try run()
+        lock.locked {
+            if lastCrypt.count == 8 { lastCrypt.removeFirst() }
+            lastCrypt.append((key, input, encrypt, output))
+        }
+        return output
+    }
+}
+#endif
