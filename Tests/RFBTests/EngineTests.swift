@@ -182,7 +182,7 @@ final class EngineTests: XCTestCase {
             (Encoding.zrle, be32(0)),
             (Encoding.tight, [0x80, 1, 2, 3]),
         ]
-        for (enc, body) in bodies where makeDecoders()[enc] != nil {
+        for (enc, body) in bodies where decoderFactories[enc] != nil {
             for (w, h) in [(0, 0), (0, 3), (5, 0)] {
                 let (e, ev) = try run(S.hello() + S.update([S.rect(1, 1, w, h, enc, body)]) + [2])
                 XCTAssertEqual(Array(ev.suffix(2)), [.updateEnded(rects: 1), .bell], "\(Encoding.name(enc)) \(w)x\(h)")

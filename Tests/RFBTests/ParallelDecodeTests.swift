@@ -52,6 +52,10 @@ final class ParallelDecodeTests: XCTestCase {
         }
         XCTAssertEqual(a.stats.updates, b.stats.updates, file)
         XCTAssertEqual(a.stats.pixels, b.stats.pixels, file)
+        // every encoding with workers used them (each decoder is given them when it is made)
+        if everything, ["corre", "rre", "hextile", "tight", "zrle"].contains(where: { file.contains("-\($0)-") }) {
+            XCTAssertGreaterThan(b.rectsOnWorkers, 0, "\(file): no rect went to the workers")
+        }
         return points
     }
 

@@ -104,7 +104,10 @@ public final class ClientEngine: SecurityContext {
     /// The update just ended without the server's LastRect: the tap adds one.
     var tapNeedsLastRect = false
     @exclusivity(unchecked) var tapServerLastRect = false
-    @exclusivity(unchecked) var decoders: [Int32: RectDecoder]
+    /// Made as their encodings first appear (`decoder(_:)`).
+    @exclusivity(unchecked) var decoders: [Int32: RectDecoder] = [:]
+    /// Told of the time spent inside zlib and TurboJPEG (benchmarks); given to each decoder.
+    let probe: LibraryProbe?
     /// The decoder of the rect being decoded (`state` .rect), looked up once per rect.
     @exclusivity(unchecked) var rectDecoder: RectDecoder?
     /// Worker threads for Tight, ZRLE, Hextile and (Co)RRE rects (settings.decodeThreads > 1).
@@ -152,14 +155,9 @@ public final class ClientEngine: SecurityContext {
     public init(settings: ClientSettings, probe: LibraryProbe? = nil) {
         self.settings = settings
         converter = PixelConverter(format: settings.pixelFormat)
-        decoders = makeDecoders(probe: probe)
+        self.probe = probe
         if settings.decodeThreads > 1 {
-            let o = DecodeOffload(workers: settings.decodeThreads - 1)   // the session thread decodes too
-            offload = o
-            for enc in [Encoding.tight, Encoding.tightPNG] { (decoders[enc] as? TightDecoder)?.offload = o }
-            (decoders[Encoding.zrle] as? ZRLEDecoder)?.offload = o
-            (decoders[Encoding.hextile] as? HextileDecoder)?.offload = o
-            for enc in [Encoding.rre, Encoding.coRRE] { (decoders[enc] as? RREDecoder)?.offload = o }
+            offload = DecodeOffload(workers: settings.decodeThreads - 1)   // the session thread decodes too
         }
     }
 

@@ -84,7 +84,7 @@ extension ClientEngine {
         // (its source), an overlap, a pseudo-encoding (a resize frees the pixels; events keep
         // their order); not LastRect (an update end is no barrier: the drain at the end of
         // each parse call shows every finished update whole)
-        if let o = offload, o.hasPending, try enc == Encoding.copyRect ? copyTouchesPending(rect, o, r) : ((decoders[enc] == nil && enc != Encoding.lastRect) || o.overlapsPending(rect)) {
+        if let o = offload, o.hasPending, try enc == Encoding.copyRect ? copyTouchesPending(rect, o, r) : ((decoderFactories[enc] == nil && enc != Encoding.lastRect) || o.overlapsPending(rect)) {
             try o.drain()
         }
         switch enc {
@@ -127,7 +127,7 @@ extension ClientEngine {
             try finishRect()
         default:
             if try beginMorePseudo(rect, enc, &r) { return }
-            guard let dec = decoders[enc] else {
+            guard let dec = decoder(enc) else {
                 throw ProtocolError("server sent a rectangle in \(Encoding.name(enc)), which this viewer does not know")
             }
             rectDecoder = dec

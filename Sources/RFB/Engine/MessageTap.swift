@@ -91,7 +91,7 @@ extension ClientEngine {
 
     /// A rect fully parsed from `headerAt` to `r.pos`: one the reference tools do not know is left out.
     func tapRectParsed(headerAt start: Int, _ enc: Int32, _ r: ByteReader) {
-        guard decoders[enc] == nil, !ClientEngine.recordedPseudo.contains(enc) else { return }
+        guard decoderFactories[enc] == nil, !ClientEngine.recordedPseudo.contains(enc) else { return }
         if case .rect = state { return }   // not parsed to its end (never for these encodings)
         addTapEdit(TapEdit(from: stats.bytes + start, to: stats.bytes + r.pos, with: []))
     }
