@@ -31,14 +31,22 @@ struct RSAAESServer {
     static let encryptedRandom32 = try! FuzzKeys.client.encrypt(serverRandom)
     static let clientKey = be32(1024) + (try! FuzzKeys.client.component("n", size: 128)) + (try! FuzzKeys.client.component("e", size: 128))
 
-    /// The server's bytes from its banner: key, encrypted random, then the sealed messages.
-    func handshake(_ messages: [[UInt8]], raw: [UInt8], wrongHash: Bool) throws -> [UInt8] {
+    /// Session keys and the server's key hash, the same for every input of a size (worked out
+    /// once: they were a twelfth of a run).
+    static let keys128 = keys(bits256: false), keys256 = keys(bits256: true)
+    static func keys(bits256: Bool) -> (toClient: [UInt8], toServer: [UInt8], hash: [UInt8]) {
         let n = bits256 ? 32 : 16
         let (toClient, toServer) = RSAAESKeys.sessionKeys(clientRandom: Array(FuzzKeys.secret.prefix(n)),
-                                                             serverRandom: Array(RSAAESServer.serverRandom.prefix(n)), bits: n * 8)
-        let channel = try EAXChannel(receiveKey: toServer, sendKey: toClient)
+                                                             serverRandom: Array(serverRandom.prefix(n)), bits: n * 8)
         // the server hashes its own key first
-        var hash = RSAAESKeys.keyHash(HandshakeSeeds.serverKey + RSAAESServer.clientKey, bits256: bits256)
+        return (toClient, toServer, RSAAESKeys.keyHash(HandshakeSeeds.serverKey + clientKey, bits256: bits256))
+    }
+
+    /// The server's bytes from its banner: key, encrypted random, then the sealed messages.
+    func handshake(_ messages: [[UInt8]], raw: [UInt8], wrongHash: Bool) throws -> [UInt8] {
+        let (toClient, toServer, keyHash) = bits256 ? RSAAESServer.keys256 : RSAAESServer.keys128
+        let channel = try EAXChannel(receiveKey: toServer, sendKey: toClient)
+        var hash = keyHash
         if wrongHash { hash[0] ^= 1 }
         try channel.writePlain(hash)
         for m in messages where !m.isEmpty { try channel.writePlain(m) }

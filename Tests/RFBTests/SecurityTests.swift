@@ -1,3 +1,5 @@
+import COpenSSL
+import Foundation
 import XCTest
 @_spi(Fuzzing) @testable import RFB
 
@@ -31,6 +33,36 @@ final class SecurityTests: XCTestCase {
             // the key is set once: every later message starts from its own IV, not where the last one ended
             let again = try msg.withUnsafeBytes { try eax.seal(nonce: hex(v.nonce), header: hex(v.header), plaintext: $0) }
             XCTAssertEqual(again, hex(v.out), "sealed again with the same instance")
+        }
+    }
+
+    /// OpenSSL's own CMAC, as the reference for OMAC: OMAC^t(M) = CMAC([t]_128 || M).
+    func cmac(_ key: [UInt8], _ data: [UInt8]) throws -> [UInt8] {
+        let mac = try XCTUnwrap(EVP_MAC_fetch(nil, "CMAC", nil)); defer { EVP_MAC_free(mac) }
+        let ctx = try XCTUnwrap(EVP_MAC_CTX_new(mac)); defer { EVP_MAC_CTX_free(ctx) }
+        let name = strdup("cipher"), cipher = strdup(key.count == 16 ? "AES-128-CBC" : "AES-256-CBC")
+        defer { free(name); free(cipher) }
+        var params = [OSSL_PARAM_construct_utf8_string(name, cipher, 0), OSSL_PARAM_construct_end()]
+        XCTAssertEqual(EVP_MAC_init(ctx, key, key.count, &params), 1)
+        XCTAssertEqual(EVP_MAC_update(ctx, data, data.count), 1)
+        var out = [UInt8](repeating: 0, count: 16), len = 0
+        XCTAssertEqual(EVP_MAC_final(ctx, &out, &len, 16), 1)
+        return Array(out.prefix(len))
+    }
+
+    /// OMAC streams its message through CBC (whole blocks as they lie, the last one XORed with
+    /// K1 or padded and XORed with K2): every length from 0 to 70, around each block edge,
+    /// both key sizes, each tweak, against OpenSSL's CMAC.
+    func testOMACOfEveryLengthMatchesCMAC() throws {
+        for keySize in [16, 32] {
+            let key = (0..<keySize).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            let eax = try AESEAX(key: key)
+            for n in 0...70 {
+                let m = (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 101 &+ n) }
+                for t: UInt8 in 0...2 {
+                    XCTAssertEqual(try eax.omac(t, m), try cmac(key, [UInt8](repeating: 0, count: 15) + [t] + m), "key \(keySize), \(n) bytes, tweak \(t)")
+                }
+            }
         }
     }
 

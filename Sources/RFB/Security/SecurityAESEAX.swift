@@ -7,6 +7,9 @@ final class AESEAX {
     private let cbc: OpaquePointer   // zero-IV CBC for OMAC
     private let ctr: OpaquePointer
     private var k1 = [UInt8](repeating: 0, count: 16), k2 = [UInt8](repeating: 0, count: 16)
+    /// CBC's output, of which only the last block is used (kept: a message is up to 8 KiB).
+    private let work = ScratchBuffer(capacity: 1024)
+    private static let zeroBlock = [UInt8](repeating: 0, count: 16)
 
     /// `key` is 16 or 32 bytes (AES-128 or AES-256).
     init(key: [UInt8]) throws {
@@ -42,33 +45,49 @@ final class AESEAX {
         return out
     }
 
-    /// Last block of AES-CBC with a zero IV over `data` (a multiple of 16 bytes).
-    private func cbcMAC(_ data: [UInt8]) throws -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: data.count + 16)
-        var n: Int32 = 0
-        let zero = [UInt8](repeating: 0, count: 16)
-        guard EVP_EncryptInit_ex(cbc, nil, nil, nil, zero) == 1, EVP_CIPHER_CTX_set_padding(cbc, 0) == 1,
-              EVP_EncryptUpdate(cbc, &out, &n, data, Int32(data.count)) == 1, Int(n) == data.count else {
-            throw ProtocolError("AES-CBC failed")
-        }
-        return Array(out[(data.count - 16)..<data.count])
+    /// E_K of one block (the CMAC subkeys' L).
+    private func cbcMAC(_ block: [UInt8]) throws -> [UInt8] {
+        guard EVP_EncryptInit_ex(cbc, nil, nil, nil, AESEAX.zeroBlock) == 1 else { throw ProtocolError("AES-CBC failed") }
+        return try block.withUnsafeBytes { try cbcLast($0.baseAddress, 16) }
     }
 
-    /// OMAC^t_K(M) = CMAC_K([t]_128 || M).
-    func omac(_ t: UInt8, _ m: [UInt8]) throws -> [UInt8] {
-        var data = [UInt8](repeating: 0, count: 16)
-        data[15] = t
-        data += m
-        // Here data is never empty (the tweak block), so only the padding case differs.
-        if data.count % 16 == 0 {
-            for i in 0..<16 { data[data.count - 16 + i] ^= k1[i] }
-        } else {
-            data.append(0x80)
-            while data.count % 16 != 0 { data.append(0) }
-            for i in 0..<16 { data[data.count - 16 + i] ^= k2[i] }
-        }
-        return try cbcMAC(data)
+    /// CBC over `count` bytes (whole blocks) from the running state; returns the last block.
+    private func cbcLast(_ p: UnsafeRawPointer?, _ count: Int) throws -> [UInt8] {
+        work.reserve(count)
+        var n: Int32 = 0
+        guard EVP_EncryptUpdate(cbc, work.pointer, &n, p?.assumingMemoryBound(to: UInt8.self), Int32(count)) == 1,
+              Int(n) == count else { throw ProtocolError("AES-CBC failed") }
+        return Array(UnsafeBufferPointer(start: work.pointer + count - 16, count: 16))
     }
+
+    /// OMAC^t_K(M) = CMAC_K([t]_128 || M), streamed through CBC: every block but the last as
+    /// it lies, the last one (M's, or the tweak's when M is empty) XORed with K1 when whole,
+    /// padded with 0x80 0... and XORed with K2 when not.
+    func omac(_ t: UInt8, _ m: UnsafeRawBufferPointer) throws -> [UInt8] {
+        guard EVP_EncryptInit_ex(cbc, nil, nil, nil, AESEAX.zeroBlock) == 1 else { throw ProtocolError("AES-CBC failed") }
+        var last = [UInt8](repeating: 0, count: 16)
+        let n = m.count
+        if n == 0 {
+            last[15] = t
+            for i in 0..<16 { last[i] ^= k1[i] }
+        } else {
+            var tweak = [UInt8](repeating: 0, count: 16)
+            tweak[15] = t
+            _ = try tweak.withUnsafeBytes { try cbcLast($0.baseAddress, 16) }
+            let tail = n % 16 == 0 ? 16 : n % 16, body = n - tail
+            if body > 0 { _ = try cbcLast(m.baseAddress, body) }
+            for i in 0..<tail { last[i] = m[body + i] }
+            if tail == 16 {
+                for i in 0..<16 { last[i] ^= k1[i] }
+            } else {
+                last[tail] = 0x80
+                for i in 0..<16 { last[i] ^= k2[i] }
+            }
+        }
+        return try last.withUnsafeBytes { try cbcLast($0.baseAddress, 16) }
+    }
+
+    func omac(_ t: UInt8, _ m: [UInt8]) throws -> [UInt8] { try m.withUnsafeBytes { try omac(t, $0) } }
 
     private func ctrCrypt(_ iv: [UInt8], _ input: UnsafeRawBufferPointer) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: input.count)
@@ -91,7 +110,7 @@ final class AESEAX {
     /// The plaintext, or nil when the tag does not match.
     func open(nonce: [UInt8], header: [UInt8], ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer) throws -> [UInt8]? {
         let n = try omac(0, nonce), h = try omac(1, header)
-        let cm = try omac(2, Array(ciphertext))
+        let cm = try omac(2, ciphertext)
         var diff: UInt8 = 0
         for i in 0..<16 { diff |= tag[i] ^ n[i] ^ h[i] ^ cm[i] }
         guard diff == 0 else { return nil }
