@@ -145,28 +145,10 @@ final class TightDecoder: RectDecoder {
         }
     }
 
-    /// A row of R,G,B TPIXELs to 0x00RRGGBB. Two pixels per big-endian 8-byte load and one
-    /// 8-byte store while the load stays inside the row (byte by byte, the row cost three loads
-    /// and a store per pixel); then 4-byte loads, and the last pixel by its bytes.
+    /// A row of R,G,B TPIXELs to 0x00RRGGBB (byte by byte, the row cost three loads and a
+    /// store per pixel; see `unpack24`).
     static func rgbRow(_ src: UnsafePointer<UInt8>, to dst: UnsafeMutablePointer<UInt32>, count: Int) {
-        guard count > 0 else { return }
-        let raw = UnsafeRawPointer(src), out = UnsafeMutableRawPointer(dst)
-        var i = 0
-        #if _endian(little)   // the pair holds the first pixel in its low half
-        while i &+ 3 <= count {
-            // r0 g0 b0 r1 g1 b1 from the top byte down
-            let x = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: i &* 3, as: UInt64.self))
-            let pair = x >> 40 | x << 16 & 0x00ff_ffff_0000_0000
-            out.storeBytes(of: pair.littleEndian, toByteOffset: i &* 4, as: UInt64.self)
-            i &+= 2
-        }
-        #endif
-        while i < count - 1 {
-            dst[i] = UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: i * 3, as: UInt32.self)) >> 8
-            i += 1
-        }
-        let s = src + (count - 1) * 3
-        dst[count - 1] = UInt32(s[0]) << 16 | UInt32(s[1]) << 8 | UInt32(s[2])
+        unpack24(src, to: dst, count: count, RGB24.self)
     }
 
     func drawCopy(rect: Rect, fb: Framebuffer, pf: PixelConverter, data: UnsafePointer<UInt8>, rowSize: Int) {

@@ -218,26 +218,7 @@ public final class PixelConverter {
     public func convertCPixels(_ src: UnsafePointer<UInt8>, to dst: UnsafeMutablePointer<UInt32>, count: Int) {
         if cpixelSize != 3 { convert(src, to: dst, count: count); return }
         if mode == .native && !format.bigEndian && !cpixelHighBytes {
-            // Two pixels per 8-byte load and 8-byte store (a load and a store per pixel was the
-            // limit), while the load stays inside the row; then 4-byte loads masked to 3, for all
-            // but the last pixel (whose 4th byte may lie past the row).
-            guard count > 0 else { return }
-            let raw = UnsafeRawPointer(src), out = UnsafeMutableRawPointer(dst)
-            var i = 0
-            #if _endian(little)   // the pair holds the first pixel in its low half
-            while i &+ 3 <= count {
-                let x = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i &* 3, as: UInt64.self))
-                let pair = x & 0xff_ffff | x << 8 & 0x00ff_ffff_0000_0000
-                out.storeBytes(of: pair.littleEndian, toByteOffset: i &* 4, as: UInt64.self)
-                i &+= 2
-            }
-            #endif
-            while i < count - 1 {
-                dst[i] = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i * 3, as: UInt32.self)) & 0x00ff_ffff
-                i += 1
-            }
-            let s = src + (count - 1) * 3
-            dst[count - 1] = UInt32(s[0]) | UInt32(s[1]) << 8 | UInt32(s[2]) << 16
+            unpack24(src, to: dst, count: count, LowByteFirst24.self)
             return
         }
         var s = src
