@@ -54,24 +54,38 @@ final class PixelConverterTests: XCTestCase {
     /// Rows of 3-byte CPIXELs (ZRLE raw tiles) of every length up to 70, in the native format
     /// and through the general path: each pixel as `cpixel` reads it, nothing written past the
     /// row (and, under AddressSanitizer, nothing read past it: the source is exactly one row).
+    /// Rows of every length from 0 to 70 of random 3-byte pixels: each pixel as `expected` says,
+    /// nothing written past the row (a sentinel), nothing read past it (the source is exactly
+    /// one row, for AddressSanitizer).
+    func checkRowsOfEveryLength(seed: UInt32, _ convert: (UnsafePointer<UInt8>, UnsafeMutablePointer<UInt32>, Int) -> Void,
+                                expected: (UnsafePointer<UInt8>) -> UInt32, file: StaticString = #filePath, line: UInt = #line) {
+        var seed = seed
+        for count in 0...70 {
+            let src = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, count * 3))
+            let dst = UnsafeMutablePointer<UInt32>.allocate(capacity: count + 1)
+            defer { src.deallocate(); dst.deallocate() }
+            for i in 0..<(count * 3) { seed = seed &* 1_103_515_245 &+ 12345; src[i] = UInt8(truncatingIfNeeded: seed >> 16) }
+            dst[count] = 0xdead_beef
+            convert(src, dst, count)
+            for i in 0..<count { XCTAssertEqual(dst[i], expected(src + i * 3), "pixel \(i) of \(count)", file: file, line: line) }
+            XCTAssertEqual(dst[count], 0xdead_beef, "written past a row of \(count)", file: file, line: line)
+        }
+    }
+
     func testCPixelRowsOfEveryLength() {
-        var seed: UInt32 = 12345
         let bgr = PixelFormat(bitsPerPixel: 32, depth: 24, bigEndian: false, trueColour: true,
                               redMax: 255, greenMax: 255, blueMax: 255, redShift: 0, greenShift: 8, blueShift: 16)
         for format in [PixelFormat.native, bgr] {
-            XCTAssertEqual(PixelConverter(format: format).cpixelSize, 3)
             let pc = PixelConverter(format: format)
-            for count in 0...70 {
-                let src = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, count * 3))
-                let dst = UnsafeMutablePointer<UInt32>.allocate(capacity: count + 1)
-                defer { src.deallocate(); dst.deallocate() }
-                for i in 0..<(count * 3) { seed = seed &* 1_103_515_245 &+ 12345; src[i] = UInt8(truncatingIfNeeded: seed >> 16) }
-                dst[count] = 0xdead_beef
-                pc.convertCPixels(src, to: dst, count: count)
-                for i in 0..<count { XCTAssertEqual(dst[i], pc.cpixel(src + i * 3), "pixel \(i) of \(count)") }
-                XCTAssertEqual(dst[count], 0xdead_beef, "written past a row of \(count)")
-            }
+            XCTAssertEqual(pc.cpixelSize, 3)
+            checkRowsOfEveryLength(seed: 12345, { pc.convertCPixels($0, to: $1, count: $2) }, expected: { pc.cpixel($0) })
         }
+    }
+
+    /// Tight's R,G,B rows, through the same loop with the other byte order.
+    func testRGBRowsOfEveryLength() {
+        checkRowsOfEveryLength(seed: 99, { TightDecoder.rgbRow($0, to: $1, count: $2) },
+                               expected: { UInt32($0[0]) << 16 | UInt32($0[1]) << 8 | UInt32($0[2]) })
     }
 
     func testColourMapsAreNotShared() {

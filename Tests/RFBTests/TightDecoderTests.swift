@@ -107,25 +107,6 @@ final class TightDecoderTests: XCTestCase {
         }
     }
 
-    /// R,G,B rows of every length up to 70 (the copy filter's rows): each pixel from its three
-    /// bytes, nothing written past the row; the source is exactly one row, so AddressSanitizer
-    /// sees any read past it.
-    func testRGBRowsOfEveryLength() {
-        var seed: UInt32 = 99
-        for count in 0...70 {
-            let src = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, count * 3))
-            let dst = UnsafeMutablePointer<UInt32>.allocate(capacity: count + 1)
-            defer { src.deallocate(); dst.deallocate() }
-            for i in 0..<(count * 3) { seed = seed &* 1_103_515_245 &+ 12345; src[i] = UInt8(truncatingIfNeeded: seed >> 16) }
-            dst[count] = 0xdead_beef
-            TightDecoder.rgbRow(src, to: dst, count: count)
-            for i in 0..<count {
-                XCTAssertEqual(dst[i], UInt32(src[3 * i]) << 16 | UInt32(src[3 * i + 1]) << 8 | UInt32(src[3 * i + 2]), "pixel \(i) of \(count)")
-            }
-            XCTAssertEqual(dst[count], 0xdead_beef, "written past a row of \(count)")
-        }
-    }
-
     func testCopyRGB565() throws {
         let wire: [UInt32] = (0..<16).map { UInt32($0 * 0x1234 & 0xffff) }
         let bytes = [0x00] + TightWire.data(wire.flatMap(TightWire.le16), Deflater())
