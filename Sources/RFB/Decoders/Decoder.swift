@@ -22,6 +22,12 @@ extension RectDecoder {
     public var deferredLastRect: Bool { false }
 }
 
+/// A decoder that can hand big rects to worker threads: the engine gives it the connection's
+/// `DecodeOffload` when it makes it, so a new one joins by adopting this, not by an engine change.
+protocol OffloadingDecoder: RectDecoder {
+    var offload: DecodeOffload? { get set }
+}
+
 /// Raw: rows of pixels. Commits per row so a large rect never needs to be buffered whole.
 final class RawDecoder: RectDecoder {
     private var rowsDone = 0

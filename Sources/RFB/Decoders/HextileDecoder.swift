@@ -4,7 +4,7 @@
 ///
 /// Resumable per tile: a tile is drawn only once all its bytes are buffered (its size is known
 /// from its header bytes), then committed; the tile index and carried colours are our state.
-final class HextileDecoder: RectDecoder {
+final class HextileDecoder: OffloadingDecoder {
     /// Subencoding bits.
     static let raw = 1, backgroundSpecified = 2, foregroundSpecified = 4, anySubrects = 8, subrectsColoured = 16
     /// Bits 5–7 are zlibhex's ZlibRaw/Zlib (encoding 8) and undefined in plain Hextile. TigerVNC and

@@ -4,7 +4,7 @@
 /// Subrects stream: each call draws as many whole subrects as are buffered, commits, and keeps the
 /// remaining count as state. The count is never used to size anything, so a server claiming
 /// 4 billion subrects costs nothing until their bytes actually arrive.
-final class RREDecoder: RectDecoder {
+final class RREDecoder: OffloadingDecoder {
     let compact: Bool
     private var headerDone = false
     /// Subrects announced but not yet drawn.

@@ -3,7 +3,7 @@ import CTurboJPEG
 /// Tight (encoding 7): a compression-control byte (bits 0-3 reset zlib streams 0-3, bits 4-7 the
 /// type), then fill (one TPIXEL), JPEG, or basic compression with an optional filter on one of
 /// four connection-long zlib streams.
-final class TightDecoder: RectDecoder {
+final class TightDecoder: OffloadingDecoder {
     /// Basic data shorter than this is sent as is, without a length (the protocol's constant).
     static let minToCompress = 12
     static let fillType = 0x8, jpegType = 0x9, pngType = 0xA

@@ -1,6 +1,6 @@
 /// ZRLE (encoding 16): u32 length, then zlib data (one connection-long stream) holding 64x64
 /// tiles, left to right, top to bottom, each a subencoding byte and its CPIXELs.
-final class ZRLEDecoder: RectDecoder {
+final class ZRLEDecoder: OffloadingDecoder {
     static let tileSize = 64
     /// Largest palette a tile can carry (palette RLE 130...255 → 2...127 colours).
     static let maxPalette = 127

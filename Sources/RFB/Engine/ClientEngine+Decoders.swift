@@ -5,15 +5,7 @@ extension ClientEngine {
         if let d = decoders[enc] { return d }
         guard let make = decoderFactories[enc] else { return nil }
         let d = make(probe)
-        if let o = offload {
-            switch d {
-            case let t as TightDecoder: t.offload = o
-            case let z as ZRLEDecoder: z.offload = o
-            case let h as HextileDecoder: h.offload = o
-            case let r as RREDecoder: r.offload = o
-            default: break
-            }
-        }
+        if let o = offload, let w = d as? OffloadingDecoder { w.offload = o }
         decoders[enc] = d
         return d
     }
