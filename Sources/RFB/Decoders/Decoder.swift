@@ -15,11 +15,16 @@ public protocol RectDecoder: AnyObject {
     func reset()
     /// The last `decode` handed the rect to a worker: its damage is added when it is retired.
     var deferredLastRect: Bool { get }
+    /// The decoder does its heavy work (a codec library's own decode) outside the framebuffer
+    /// lock and takes `fb.lock.withWriterLock` only around its writes to the framebuffer, so
+    /// the front end is never held back by a long decode. The engine then calls it unlocked.
+    var locksFramebufferItself: Bool { get }
 }
 
 extension RectDecoder {
     public func reset() {}
     public var deferredLastRect: Bool { false }
+    public var locksFramebufferItself: Bool { false }
 }
 
 /// A decoder that can hand big rects to worker threads: the engine gives it the connection's

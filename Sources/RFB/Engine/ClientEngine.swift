@@ -375,10 +375,15 @@ public final class ClientEngine: SecurityContext {
             if tapFrom != nil { tapRectParsed(headerAt: header, enc, r) }
         case .rect(let rect, let enc, let resume):
             guard let fb = framebuffer, let dec = rectDecoder else { throw ProtocolError("internal: no decoder for \(enc)") }
-            // the lock is held for this rect only: the front end reads between rects
-            try fb.lock.withWriterLock {
+            if dec.locksFramebufferItself {
                 try dec.decode(rect: rect, reader: &r, fb: fb, pf: converter, resume: resume)
                 if !dec.deferredLastRect { fb.addDamage(rect) }
+            } else {
+                // the lock is held for this rect only: the front end reads between rects
+                try fb.lock.withWriterLock {
+                    try dec.decode(rect: rect, reader: &r, fb: fb, pf: converter, resume: resume)
+                    if !dec.deferredLastRect { fb.addDamage(rect) }
+                }
             }
             stats.pixels += rect.area
             workDone += rect.area
