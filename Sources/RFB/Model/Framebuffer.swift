@@ -38,6 +38,8 @@ public final class Framebuffer: @unchecked Sendable {
     /// Guarded by `damageLock`: decoders sharing `lock` add damage side by side.
     @exclusivity(unchecked) private var damage: [Rect] = []
     private let damageLock = PthreadMutex()
+    /// Guarded by `damageLock`: see `paintedArea`.
+    @exclusivity(unchecked) private var painted = 0
     /// Where the last damage went (a hint, checked against the count).
     @exclusivity(unchecked) private var lastMerged = 0
     /// Damage lists longer than this collapse into fewer rects (uploads of a few big rects beat many tiny ones).
@@ -85,7 +87,7 @@ public final class Framebuffer: @unchecked Sendable {
         for y in 0..<min(h, height) { (np + y * w).update(from: pixels + y * width, count: cw) }
         Framebuffer.release(pixels, max(1, width * height))
         pixels = np; width = w; height = h
-        damageLock.locked { damage = [bounds] }
+        damageLock.locked { damage = [bounds]; painted = 0 }
     }
 
     /// True when `r` lies inside the framebuffer (checked with Int math: no 16-bit overflow).
@@ -151,8 +153,14 @@ public final class Framebuffer: @unchecked Sendable {
     public func addDamage(_ r: Rect) {
         let c = r.intersection(bounds)
         if c.isEmpty { return }
-        damageLock.locked { merge(c) }
+        damageLock.locked { merge(c); painted = min(painted + c.area, Int.max >> 1) }
     }
+
+    /// Pixels the server's rects have painted since the framebuffer was made or last resized
+    /// (overlaps count again): below `width * height`, part of it has never been painted. A
+    /// snapshot waits for this, not for the first update, which may carry only pseudo-rects
+    /// (QEMU answers the encodings with one at once, then takes a second to make the picture).
+    public var paintedArea: Int { damageLock.locked { painted } }
 
     private func merge(_ c: Rect) {
         // Absorb into an existing rect when that adds little area; this keeps uploads few and large.
