@@ -73,33 +73,7 @@ final class QEMUInputInteropTests: XCTestCase {
         o.settings.encodings = [Encoding.tightPNG]
         o.quietSeconds = 0.7
         let r = try Snapshot.capture(HostSpec(host: "127.0.0.1", port: m.port), options: o)
-        let dump = m.dir.appendingPathComponent("dump.ppm").path
-        let script = m.dir.appendingPathComponent("dump.py")
-        try """
-            import json, socket, sys
-            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
-            f.readline()
-            for cmd in ({"execute": "qmp_capabilities"}, {"execute": "screendump", "arguments": {"filename": sys.argv[2]}}):
-                f.write(json.dumps(cmd) + "\\n"); f.flush()
-                while "return" not in (line := f.readline()):
-                    if not line or "error" in line: sys.exit(line)
-            """.write(to: script, atomically: true, encoding: .utf8)
-        try runTool("python3", [script.path, m.qmp, dump], in: m.dir)
-        let screen = try readP6(dump)
+        let screen = try m.screendump()
         assertImagesEqual(RGBImage(r.framebuffer), screen, "TightPNG snapshot vs QEMU screendump")
-    }
-
-    func readP6(_ path: String) throws -> RGBImage {
-        let b = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        var fields: [Int] = [], i = 2, cur = ""
-        while fields.count < 3 && i < b.count {
-            let c = Character(UnicodeScalar(b[i])); i += 1
-            if c.isNumber { cur.append(c) } else if !cur.isEmpty { fields.append(Int(cur) ?? 0); cur = "" }
-        }
-        guard fields.count == 3, b.count >= i + fields[0] * fields[1] * 3 else { throw HarnessError("bad PPM") }
-        let (w, h) = (fields[0], fields[1])
-        var px = [UInt32](repeating: 0, count: w * h)
-        for k in 0..<(w * h) { px[k] = UInt32(b[i + 3 * k]) << 16 | UInt32(b[i + 3 * k + 1]) << 8 | UInt32(b[i + 3 * k + 2]) }
-        return RGBImage(width: w, height: h, pixels: px)
     }
 }

@@ -376,4 +376,20 @@ enum PPM {
     static func write(_ img: RGBImage, to path: String) throws {
         try encode(img).write(to: URL(fileURLWithPath: path))
     }
+
+    /// Binary P6 with 8-bit samples (QEMU's screendump).
+    static func read(path: String) throws -> RGBImage {
+        let b = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        guard b.starts(with: Array("P6".utf8)) else { throw HarnessError("\(path): not a binary PPM") }
+        var fields: [Int] = [], i = 2, cur = ""
+        while fields.count < 3 && i < b.count {
+            let c = Character(UnicodeScalar(b[i])); i += 1
+            if c.isNumber { cur.append(c) } else if !cur.isEmpty { fields.append(Int(cur) ?? 0); cur = "" }
+        }
+        guard fields.count == 3, fields[2] == 255, b.count >= i + fields[0] * fields[1] * 3 else { throw HarnessError("\(path): bad PPM") }
+        let (w, h) = (fields[0], fields[1])
+        var px = [UInt32](repeating: 0, count: w * h)
+        for k in 0..<(w * h) { px[k] = UInt32(b[i + 3 * k]) << 16 | UInt32(b[i + 3 * k + 1]) << 8 | UInt32(b[i + 3 * k + 2]) }
+        return RGBImage(width: w, height: h, pixels: px)
+    }
 }

@@ -9,6 +9,30 @@ struct QEMUMachine {
     let dir: URL
     let process: ChildProcess
     var log: String { (try? String(contentsOf: dir.appendingPathComponent("qemu.log"), encoding: .utf8)) ?? "" }
+
+    /// Runs QMP commands (JSON objects, e.g. `{"execute": "stop"}`) in order, each answered
+    /// before the next; fails on an error answer.
+    func qmp(_ commands: [String]) throws {
+        let script = dir.appendingPathComponent("qmp-run.py")
+        try """
+            import json, socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
+            f.readline()
+            for cmd in ['{"execute": "qmp_capabilities"}'] + sys.argv[2:]:
+                f.write(cmd + "\\n"); f.flush()
+                while "return" not in (line := f.readline()):
+                    if not line or '"error"' in line: sys.exit(cmd + ": " + line)
+            """.write(to: script, atomically: true, encoding: .utf8)
+        try runTool("python3", [script.path, qmp] + commands, in: dir)
+    }
+
+    /// QEMU's own picture of its display (QMP screendump).
+    func screendump() throws -> RGBImage {
+        let path = dir.appendingPathComponent("screendump-\(UUID().uuidString.prefix(6)).ppm").path
+        try qmp(["{\"execute\": \"screendump\", \"arguments\": {\"filename\": \"\(path)\"}}"])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try PPM.read(path: path)
+    }
 }
 
 extension XCTestCase {
