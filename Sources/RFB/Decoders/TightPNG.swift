@@ -1,8 +1,17 @@
 import CPNG
 
 /// TightPNG (-260, QEMU and libvncserver): Tight whose non-fill, non-JPEG rects are PNG
-/// images (compression type 0xA), decoded with libpng's simplified API.
+/// images (compression type 0xA). QEMU sends 8-bit RGB for full-colour rects and 8-bit palette
+/// PNGs for rects of up to 256 colours; any colour type and depth libpng reads is taken.
+///
+/// The pixels are the samples as stored (16-bit scaled to 8, alpha dropped), as a VNC server
+/// means them: libpng's full read API with every ancillary chunk skipped (cpng_decode_bgrx), not
+/// its simplified API, which takes 16-bit samples and gAMA to be linear light and converts them.
 extension TightDecoder {
+    /// libpng allocates no chunk larger: it reads IHDR, PLTE (768 bytes) and IDAT (streamed
+    /// through zlib in 8 KiB pieces) and skips every other chunk unread.
+    static let maxPNGChunkBytes = 64 * 1024
+
     func decodePNG(rect: Rect, reader: inout ByteReader, fb: Framebuffer, resets: UInt8) throws {
         let length = try reader.compactLength()
         let limit = Limits.maxCompressedLength(rawSize: rect.area * 4)
@@ -12,29 +21,22 @@ extension TightDecoder {
         let data = try reader.bytes(length)
         applyResets(resets)
         if rect.isEmpty { return }
-        var image = png_image()
-        image.version = UInt32(PNG_IMAGE_VERSION)
-        guard png_image_begin_read_from_memory(&image, data, length) != 0 else {
-            throw ProtocolError("TightPNG rect \(rect): bad PNG data (\(TightDecoder.message(image)))")
+        // BGRX in memory is the framebuffer's 0x00RRGGBB little-endian layout, X written as 0
+        let dst = UnsafeMutableRawPointer(fb.row(rect.y) + rect.x).assumingMemoryBound(to: UInt8.self)
+        var imageW: UInt32 = 0, imageH: UInt32 = 0
+        var message = [CChar](repeating: 0, count: 160)
+        let status = message.withUnsafeMutableBufferPointer { m in
+            cpng_decode_bgrx(data, length, UInt32(rect.w), UInt32(rect.h), dst, fb.width * 4, TightDecoder.maxPNGChunkBytes,
+                             &imageW, &imageH, m.baseAddress, m.count)
         }
-        defer { png_image_free(&image) }
-        guard Int(image.width) == rect.w, Int(image.height) == rect.h else {
-            throw ProtocolError("TightPNG rect \(rect): PNG is \(image.width)x\(image.height), not the rect's \(rect.w)x\(rect.h)")
+        switch Int(status) {
+        case Int(CPNG_OK):
+            return
+        case Int(CPNG_WRONG_SIZE):
+            throw ProtocolError("TightPNG rect \(rect): PNG is \(imageW)x\(imageH), not the rect's \(rect.w)x\(rect.h)")
+        default:
+            let why = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw ProtocolError("TightPNG rect \(rect): bad PNG data (\(why.isEmpty ? "unknown error" : why))")
         }
-        // BGRA in memory is the framebuffer's 0x00RRGGBB little-endian layout (alpha cleared after)
-        image.format = UInt32(PNG_FORMAT_BGRA)
-        let dst = UnsafeMutableRawPointer(fb.row(rect.y) + rect.x)
-        guard png_image_finish_read(&image, nil, dst, Int32(fb.width * 4), nil) != 0 else {
-            throw ProtocolError("TightPNG rect \(rect): PNG decoding failed (\(TightDecoder.message(image)))")
-        }
-        for row in 0..<rect.h {
-            let d = fb.row(rect.y + row) + rect.x
-            for x in 0..<rect.w { d[x] &= 0x00ff_ffff }
-        }
-    }
-
-    static func message(_ image: png_image) -> String {
-        var m = image.message
-        return withUnsafeBytes(of: &m) { b in String(decoding: b.prefix { $0 != 0 }, as: UTF8.self) }
     }
 }
