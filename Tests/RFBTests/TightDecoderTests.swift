@@ -42,14 +42,14 @@ enum TightWire {
 }
 
 /// A JPEG of `img` (0x00RRGGBB) and what TurboJPEG itself decodes it to (BGRX).
-func makeJPEG(_ img: [UInt32], w: Int, h: Int, quality: Int32 = 85) -> (jpeg: [UInt8], decoded: [UInt32]) {
+func makeJPEG(_ img: [UInt32], w: Int, h: Int, quality: Int32 = 85, flags: Int32 = 0) -> (jpeg: [UInt8], decoded: [UInt32]) {
     let rgb = img.flatMap(TightWire.rgb)
     let c = tjInitCompress()!
     defer { tjDestroy(c) }
     var buf: UnsafeMutablePointer<UInt8>? = nil
     var size: UInt = 0
     let rc = tjCompress2(c, rgb, Int32(w), 0, Int32(h), Int32(TJPF_RGB.rawValue), &buf, &size,
-                         Int32(TJSAMP_420.rawValue), quality, 0)
+                         Int32(TJSAMP_420.rawValue), quality, flags)
     precondition(rc == 0 && buf != nil, "tjCompress2 failed")
     let jpeg = Array(UnsafeBufferPointer(start: buf, count: Int(size)))
     tjFree(buf)
