@@ -54,7 +54,7 @@ let package = Package(
         // libFuzzer targets: scripts/fuzz.sh builds them with -sanitize=fuzzer,address -DFUZZING;
         // a normal build makes the tool that lists them, writes their seeds and replays inputs.
         .systemLibrary(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
-        .executableTarget(name: "farcast-fuzz", dependencies: ["RFB", "FarcastTools", "CZlib", "CLibFuzzer"], path: "Fuzz/Targets"),
+        .executableTarget(name: "farcast-fuzz", dependencies: ["RFB", "FarcastTools", "CZlib", "CTurboJPEG", "CPNG", "CLibFuzzer"], path: "Fuzz/Targets"),
         .testTarget(name: "RFBTests", dependencies: ["RFB", "FarcastTools", "CZlib", "CTurboJPEG", "COpenSSL"]),
         .testTarget(name: "FarcastToolsTests", dependencies: ["FarcastTools", "RFB", "CZlib"]),
         .testTarget(name: "InteractionTests", dependencies: ["Interaction", "RFB", "CXKBCommon"]),

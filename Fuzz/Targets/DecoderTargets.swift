@@ -14,10 +14,13 @@ let decoderTargets: [FuzzTarget] = ([
     ("dec-zlib", Encoding.zlib, "Zlib rects: one zlib stream for the connection"),
     ("dec-zrle", Encoding.zrle, "ZRLE: zlib stream, 64x64 tiles, palettes, runs"),
     ("dec-tight", Encoding.tight, "Tight: fill, JPEG (TurboJPEG), basic with copy/palette/gradient filters, 4 zlib streams"),
+    ("dec-tightpng", Encoding.tightPNG, "TightPNG: Tight with PNG rects (libpng), as QEMU sends it"),
+    ("dec-jpeg", Encoding.jpeg, "JPEG (21): one JPEG file per rect, its end found by the marker walk, tables carried over (RealVNC)"),
 ] as [(String, Int32, String)]).map { name, encoding, summary in
     FuzzTarget(name: name, summary: summary, maxLength: 16384, run: { runDecoder(encoding, $0) },
                seeds: { DecoderSeeds.synthetic(encoding) },
-               corpusSeeds: { DecoderSeeds.fromCorpus(encoding, $0) })
+               // TightPNG takes every Tight rect too (QEMU sends fills, JPEG and gradient rects in it)
+               corpusSeeds: { DecoderSeeds.fromCorpus(encoding == Encoding.tightPNG ? Encoding.tight : encoding, $0) })
 }
 
 func runDecoder(_ encoding: Int32, _ data: UnsafeBufferPointer<UInt8>) {
@@ -95,6 +98,10 @@ enum DecoderSeeds {
                      (0, 8, 8, 2, [0x40, 1, 1] + cp + [0x40, 0x30, 0x20] + [0x55, 0xaa]),   // palette, mono
                      (0, 10, 4, 4, [0x40, 2] + tightZlib(Array(repeating: 7, count: 48))),   // gradient
                      (0, 20, 1, 1, [0x90, 3, 1, 2, 3])]                                      // JPEG (broken)
+        case Encoding.tightPNG:
+            rects = CodecSeeds.tightPNGRects()
+        case Encoding.jpeg:
+            rects = CodecSeeds.jpegRects()
         default:
             break
         }
