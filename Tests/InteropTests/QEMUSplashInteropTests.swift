@@ -6,7 +6,8 @@ import XCTest
 /// QEMU showing a photo: SeaBIOS's boot splash (`-boot splash=`), the machine stopped on it.
 /// QEMU sends a photo as full-colour PNG rects in TightPNG (zlib 9 and every PNG filter at its
 /// default compression level, none at level 0), as zlib rects in Tight and ZRLE: every
-/// encoding's snapshot equals QEMU's own screendump, pixel for pixel.
+/// encoding's snapshot equals QEMU's own screendump, pixel for pixel. With lossy=on QEMU's
+/// TightPNG sends gradient rects, and JPEG ones once a quality is asked for.
 final class QEMUSplashInteropTests: XCTestCase {
     static let width = 640, height = 480
 
@@ -56,13 +57,14 @@ final class QEMUSplashInteropTests: XCTestCase {
 
     func distinctColours(_ img: RGBImage) -> Int { Set(img.pixels.map { $0 & 0xff_ffff }).count }
 
-    func testEveryEncodingOfTheSplashEqualsTheScreendump() throws {
+    /// QEMU (VNC options `vnc`) showing the splash, stopped on it; its screendump.
+    func splashMachine(vnc: String = "") throws -> (QEMUMachine, RGBImage) {
         let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-splash-\(getpid())-\(UUID().uuidString.prefix(6))")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: scratch) }
         let (jpg, photo) = try splashJPEG(in: scratch)
         // SeaBIOS shows the splash while it waits for the boot menu key (for a minute here)
-        let m = try startQEMU(["-boot", "menu=on,splash=\(jpg),splash-time=60000"], running: true)
+        let m = try startQEMU(["-boot", "menu=on,splash=\(jpg),splash-time=60000"], running: true, vnc: vnc)
         var shown = RGBImage(width: 0, height: 0)
         XCTAssertTrue(poll(timeout: 30, interval: 0.25) {
             shown = (try? m.screendump()) ?? shown
@@ -73,7 +75,24 @@ final class QEMUSplashInteropTests: XCTestCase {
         let screen = try m.screendump()
         // it is the photo (as SeaBIOS's own JPEG decoder draws it), not some other screen
         XCTAssertGreaterThan(psnr(screen, photo), 28, "the screen shows the splash photo")
+        return (m, screen)
+    }
 
+    func snapshot(_ m: QEMUMachine, _ encodings: [Int32], level: Int? = nil, quality: Int? = nil) throws -> RGBImage {
+        var o = SnapshotOptions()
+        o.settings.securityMethods = [.type(SecurityType.none)]
+        o.settings.encodings = encodings
+        o.settings.encodingsNamedByUser = true
+        o.settings.compressLevel = level
+        o.settings.jpegQuality = quality
+        // short: QEMU's first update carries only pseudo-rects, and its PNG rects of the photo
+        // take it the better part of a second; the snapshot must wait for the picture itself
+        o.quietSeconds = 0.1
+        return RGBImage(try Snapshot.capture(HostSpec(host: Loopback.host, port: m.port), options: o).framebuffer)
+    }
+
+    func testEveryEncodingOfTheSplashEqualsTheScreendump() throws {
+        let (m, screen) = try splashMachine()
         let cases: [(String, [Int32], Int?)] = [
             ("TightPNG", [Encoding.tightPNG, Encoding.copyRect], nil),
             ("TightPNG level 0 (no PNG filters, stored zlib)", [Encoding.tightPNG, Encoding.copyRect], 0),
@@ -82,16 +101,21 @@ final class QEMUSplashInteropTests: XCTestCase {
             ("Raw", [Encoding.raw], nil),
         ]
         for (name, encodings, level) in cases {
-            var o = SnapshotOptions()
-            o.settings.securityMethods = [.type(SecurityType.none)]
-            o.settings.encodings = encodings
-            o.settings.encodingsNamedByUser = true
-            o.settings.compressLevel = level
-            // short: QEMU's first update carries only pseudo-rects, and its PNG rects of the photo
-            // take it the better part of a second; the snapshot must wait for the picture itself
-            o.quietSeconds = 0.1
-            let r = try Snapshot.capture(HostSpec(host: Loopback.host, port: m.port), options: o)
-            assertImagesEqual(RGBImage(r.framebuffer), screen, "\(name) snapshot of QEMU's splash vs its screendump")
+            assertImagesEqual(try snapshot(m, encodings, level: level), screen, "\(name) snapshot of QEMU's splash vs its screendump")
+        }
+    }
+
+    /// QEMU with lossy=on: lossless, its TightPNG sends the photo as Tight gradient rects (not
+    /// PNG), still exact; at quality 2 as JPEG rects (TightPNG and Tight), near the screendump.
+    func testLossyQEMUsGradientAndJPEGRects() throws {
+        let (m, screen) = try splashMachine(vnc: ",lossy=on")
+        assertImagesEqual(try snapshot(m, [Encoding.tightPNG, Encoding.copyRect]), screen, "TightPNG (gradient rects) vs the screendump")
+        for (name, enc) in [("TightPNG", Encoding.tightPNG), ("Tight", Encoding.tight)] {
+            let lossy = try snapshot(m, [enc, Encoding.copyRect], quality: 2)
+            let db = psnr(lossy, screen)
+            print("splash: \(name) at quality 2: \(String(format: "%.1f", db)) dB against the screendump")
+            XCTAssertGreaterThan(db, 28, "\(name) JPEG rects at quality 2 (JPEG quality 15 in QEMU; 32 dB here)")
+            XCTAssertLessThan(db, .infinity, "\(name) at quality 2 went through QEMU's JPEG path")
         }
     }
 }
