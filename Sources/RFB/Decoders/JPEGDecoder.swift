@@ -55,6 +55,14 @@ final class JPEGRectDecoder: RectDecoder {
         if !walk.huffmanTables.isEmpty { huffmanTables = JPEGRectDecoder.gather(base, walk.huffmanTables) }
         if rect.isEmpty { return }
         guard let frame = walk.frameAt else { throw ProtocolError("JPEG rect \(rect): no frame header") }
+        // the first frame header is the one libjpeg reads (a second is an error there): the
+        // image's size from it, checked before TurboJPEG writes anything
+        let len = Int(base[frame + 2]) << 8 | Int(base[frame + 3])
+        guard len >= 8 else { throw ProtocolError("JPEG rect \(rect): frame header of \(len) bytes") }
+        let h = Int(base[frame + 5]) << 8 | Int(base[frame + 6]), w = Int(base[frame + 7]) << 8 | Int(base[frame + 8])
+        guard w == rect.w && h == rect.h else {
+            throw ProtocolError("JPEG rect \(rect): image is \(w)x\(h), not the rect's \(rect.w)x\(rect.h)")
+        }
         if walk.quantTables.isEmpty || walk.huffmanTables.isEmpty {
             guard !quantTables.isEmpty, !huffmanTables.isEmpty else {
                 throw ProtocolError("JPEG rect \(rect): no quantisation or Huffman tables, in it or before it")
@@ -94,15 +102,7 @@ final class JPEGRectDecoder: RectDecoder {
 
     private func decompress(_ data: UnsafeBufferPointer<UInt8>, rect: Rect, fb: Framebuffer) throws {
         if handle == nil { handle = tjInitDecompress() }
-        guard let h = handle, let base = data.baseAddress else { throw ProtocolError("JPEG rect \(rect): no JPEG decompressor") }
-        let (w, ht): (Int, Int)
-        switch JPEGFrameSize.of(base, count: data.count, handle: h) {
-        case .success(let s): (w, ht) = s
-        case .failure(let e): throw ProtocolError("JPEG rect \(rect): bad JPEG header (\(e.message))")
-        }
-        guard w == rect.w && ht == rect.h else {
-            throw ProtocolError("JPEG rect \(rect): image is \(w)x\(ht), not the rect's \(rect.w)x\(rect.h)")
-        }
+        guard let h = handle else { throw ProtocolError("JPEG rect \(rect): no JPEG decompressor") }
         // fb.width and fb.row are safe unlocked: only this thread resizes the framebuffer
         if rect.area <= JPEGRectDecoder.directPixels {
             try fb.lock.withWriterLock {
