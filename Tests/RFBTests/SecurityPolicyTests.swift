@@ -103,6 +103,14 @@ final class SecurityPolicyTests: XCTestCase {
         fails(ClientSettings(), S.version("003.008") + [0] + be32(UInt32(reason.count)) + reason, "refused the connection: no[31mred!")
     }
 
+    /// Line and paragraph separators break a log line or a title as a newline would; the
+    /// left-to-right, right-to-left and Arabic letter marks reorder what is shown around them.
+    func testServerTextDropsSeparatorsAndDirectionMarks() {
+        XCTAssertEqual(ServerText.printable("a\u{2028}b\u{2029}c\u{200e}d\u{200f}e\u{061c}f"), "abcdef")
+        // the characters beside them stay: Arabic, Hebrew, the zero-width joiner of an emoji
+        XCTAssertEqual(ServerText.printable("\u{0627}\u{05d0}\u{1f468}\u{200d}\u{1f4bb}"), "\u{0627}\u{05d0}\u{1f468}\u{200d}\u{1f4bb}")
+    }
+
     /// A refused login names the method, says only what was asked, and has balanced brackets.
     func testRefusedLoginMessages() throws {
         var s = ClientSettings()
