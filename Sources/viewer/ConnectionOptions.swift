@@ -8,7 +8,9 @@ struct ConnectionOptions: ParsableArguments {
     @Argument(help: "Server: host, host:display, host::port, [v6addr]:display, unix:/path, vnc://[user@]host[:port]. With --listen: the port to listen on (default 5500).")
     var host: String?
 
-    @Option(help: "Reach the server through an SSH gateway ([user@]gateway[:port]) with the system ssh (ssh -W; FARCAST_SSH overrides the command); the host is as seen from the gateway (default localhost).")
+    // unconditional: `--via -oX` takes "-oX" as the value (then refused in `validate`, as
+    // `--via=-oX` is) rather than failing with "missing value"
+    @Option(parsing: .unconditional, help: "Reach the server through an SSH gateway ([user@]gateway[:port]) with the system ssh (ssh -W; FARCAST_SSH overrides the command); the host is as seen from the gateway (default localhost).")
     var via: String?
 
     @Flag(help: "Wait for a server to connect to us (reverse connection, as vncviewer -listen; x11vnc -connect, vncconfig -connect). Only on loopback unless --listen-all.")
@@ -70,6 +72,9 @@ struct ConnectionOptions: ParsableArguments {
                 throw ValidationError("give a server to connect to (e.g. localhost:1 or vnc://host), or --listen to wait for one")
             }
             do { _ = try ConnectionTarget.parse(text) } catch { throw ValidationError("\(error)") }
+        }
+        if let via {
+            do { try SocketTransport.checkGateway(via) } catch { throw ValidationError("\(error)") }
         }
         if let ca = x509Ca, !FileManager.default.isReadableFile(atPath: ca) {
             throw ValidationError("cannot read --x509-ca file \(ca)")

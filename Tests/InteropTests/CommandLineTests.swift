@@ -96,6 +96,38 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("not an FBS recording"), r.stderr)
     }
 
+    /// A --via gateway ssh would read as an option is refused while the command line is parsed,
+    /// written either way (`--via=-o...` and `--via -o...`), with one message and exit status 64,
+    /// before a window opens (the window's dummy driver here: before, it opened and waited).
+    func testViaThatLooksLikeAnOptionIsRefusedWhileParsing() throws {
+        let marker = tempPath("proxy-ran")
+        let gateway = "-oProxyCommand=touch \(marker)"
+        for command in [[], ["snapshot"], ["record"]] {
+            let out = command.isEmpty ? [] : ["-o", tempPath("out")]
+            for via in [["--via=\(gateway)"], ["--via", gateway]] {
+                let args = command + via + ["localhost:1"] + out
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: viewerPath)
+                p.arguments = args
+                var e = ProcessInfo.processInfo.environment
+                e["SDL_VIDEODRIVER"] = "dummy"
+                e["FARCAST_SSH"] = "/bin/false"
+                p.environment = e
+                let err = Pipe()
+                p.standardOutput = FileHandle(forWritingAtPath: "/dev/null"); p.standardError = err
+                try p.run()
+                let ended = poll(timeout: 10) { !p.isRunning }
+                if !ended { p.terminate() }
+                let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                p.waitUntilExit()
+                XCTAssertTrue(ended, "\(args) still running after 10 s: \(text)")
+                XCTAssertEqual(p.terminationStatus, 64, "\(args): \(text)")
+                XCTAssertTrue(text.contains("the --via gateway '\(gateway)' is not a host name"), "\(args): \(text)")
+            }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: marker))
+    }
+
     /// A recording from ../shared/corpus decodes through `viewer bench` into the frame libvncclient
     /// ends on (the full comparison over the whole corpus is scripts/bench.sh).
     func testBenchJSONAndFinalFrame() throws {

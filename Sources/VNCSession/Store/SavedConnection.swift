@@ -102,7 +102,9 @@ public struct SavedConnection: Equatable, Sendable {
             scale = v.lowercased()
         case "fullscreen": fullscreen = try yes()
         case "via":
-            guard !v.hasPrefix("-"), !v.contains(" ") else { throw Invalid("via takes [user@]gateway[:port], not '\(v)'") }
+            if !v.isEmpty {
+                do { try SocketTransport.checkGateway(v) } catch { throw Invalid("via takes [user@]gateway[:port], not '\(ServerText.printable(v, limit: 200))'") }
+            }
             via = optional()
         case "security":
             if v.isEmpty { security = nil; return }

@@ -1,4 +1,5 @@
 import Foundation
+import RFB
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -290,9 +291,8 @@ extension SocketTransport {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
             throw TransportError("socketpair: \(String(cString: strerror(errno)))")
         }
+        try checkGateway(gateway)
         let (gwHost, gwPort) = splitGateway(gateway)
-        // a name starting with '-' would be read by ssh as an option (-oProxyCommand=...)
-        guard !gwHost.hasPrefix("-"), !gwHost.isEmpty else { throw TransportError("the --via gateway '\(gateway)' is not a host name") }
         guard !target.host.hasPrefix("-") else { throw TransportError("the host '\(target.host)' is not a host name") }
         var args = Array(sshCommand.dropFirst())
         if let p = gwPort { args += ["-p", String(p)] }
@@ -312,6 +312,17 @@ extension SocketTransport {
         }
         Glibc.close(fds[1])
         return SocketTransport(fd: fds[0], peer: "\(target) via \(gateway)", child: p)
+    }
+
+    /// Refuses a gateway ssh would not take as a host: one starting with '-' would be read as
+    /// an option (-oProxyCommand=...), and spaces or control characters are no host's. The
+    /// command line checks it while parsing, the transport again before ssh starts.
+    public static func checkGateway(_ gateway: String) throws {
+        let (gwHost, _) = splitGateway(gateway)
+        guard !gwHost.isEmpty, !gwHost.hasPrefix("-"),
+              !gwHost.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7f }) else {
+            throw TransportError("the --via gateway '\(ServerText.printable(gateway, limit: 200))' is not a host name")
+        }
     }
 
     /// "[user@]host[:port]" → ("[user@]host", port)
