@@ -1,4 +1,5 @@
 import Foundation
+import RFB
 @testable import VNCSession
 import XCTest
 #if canImport(Glibc)
@@ -83,6 +84,37 @@ final class DiscoveryInteropTests: XCTestCase {
         addTeardownBlock { again.stop() }
         XCTAssertTrue(poll(timeout: 20) { lines().contains { $0.hasPrefix("+ After restart\t") } }, "found after the daemon came back: \(browser.logTail())")
         XCTAssertTrue(lines().contains("ok"), "the problem cleared: \(browser.logTail())")
+    }
+
+    /// A name with control characters (anyone on the LAN may announce one) is shown cleaned and
+    /// goes when withdrawn: entries are removed under the name they were stored under. Before,
+    /// such an entry stayed for ever, so a host announcing and withdrawing names filled every
+    /// slot (`maxServices`) and real hosts were no longer shown.
+    func testNameWithControlCharactersGoesWhenWithdrawn() throws {
+        try InteropTools.skipUnlessAvailable()
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-avahi-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let net = try AvahiNetwork(dir: dir)
+        addTeardownBlock { net.stop() }
+        let browser = try ChildProcess(name: "discover", executable: viewerPath, arguments: ["discover", "--seconds", "60"],
+                                       logURL: dir.appendingPathComponent("discover.log"),
+                                       environment: ["DBUS_SYSTEM_BUS_ADDRESS": net.busAddress])
+        addTeardownBlock { browser.stop() }
+        let lines = { browser.logTail(500).split(separator: "\n").map(String.init) }
+        for (i, raw) in ["Bad\u{01}name\u{1b}[2J", "Line\u{2028}break\u{200f}"].enumerated() {
+            let shown = ServerText.printable(raw)
+            let publisher = try ChildProcess(name: "avahi-publish-\(i)", executable: InteropTools.need("avahi-publish"),
+                                             arguments: ["-s", raw, "_rfb._tcp", "\(5901 + i)"],
+                                             logURL: dir.appendingPathComponent("publish\(i).log"),
+                                             environment: ["DBUS_SYSTEM_BUS_ADDRESS": net.busAddress])
+            addTeardownBlock { publisher.stop() }
+            XCTAssertTrue(poll(timeout: 15) { lines().contains { $0.hasPrefix("+ \(shown)\t") } },
+                          "'\(shown)' shown cleaned: \(browser.logTail()) \(publisher.logTail())")
+            XCTAssertFalse(browser.logTail(500).unicodeScalars.contains { $0.value == 0x1b || $0.value == 0x01 || $0.value == 0x2028 })
+            publisher.stop()
+            XCTAssertTrue(poll(timeout: 15) { lines().contains { $0.hasPrefix("- \(shown)\t") } }, "'\(shown)' gone: \(browser.logTail())")
+        }
     }
 
     func testWorkstationsAreListedWithTheVNCPortAndWithoutTheirMACAddress() {

@@ -1,5 +1,6 @@
 import CAvahi
 import Foundation
+import RFB
 
 /// A VNC server (or a Mac) announced on the local network.
 public struct DiscoveredService: Equatable, Sendable {
@@ -43,7 +44,8 @@ public final class ServiceDiscovery: @unchecked Sendable {
     static let maxServices = 512
 
     private let lock = NSLock()
-    private var found: [String: DiscoveredService] = [:]
+    /// By what Avahi names the service (the raw bytes), which is what its removal names too.
+    private var found: [Key: DiscoveredService] = [:]
     private var poll: OpaquePointer?
     private var client: OpaquePointer?
     private var browsers: [OpaquePointer] = []
@@ -125,7 +127,7 @@ public final class ServiceDiscovery: @unchecked Sendable {
                     _, iface, proto, event, name, type, domain, _, me in
                     guard let me, let name, let type, let domain else { return }
                     Unmanaged<ServiceDiscovery>.fromOpaque(me).takeUnretainedValue()
-                        .browsed(iface, proto, event, String(cString: name), String(cString: type), String(cString: domain))
+                        .browsed(iface, proto, event, name, type, domain)
                 }, me) {
                     browsers.append(b)
                 }
@@ -165,12 +167,27 @@ public final class ServiceDiscovery: @unchecked Sendable {
         if client == nil { scheduleReconnect() }
     }
 
-    private func key(_ iface: AvahiIfIndex, _ proto: AvahiProtocol, _ name: String, _ type: String, _ domain: String) -> String {
-        "\(iface)/\(proto)/\(name)/\(type)/\(domain)"
+    /// An entry as Avahi names it: the announced bytes as they came, not the cleaned text shown,
+    /// so a removal finds what was stored (two names that clean to the same text stay two).
+    struct Key: Hashable {
+        var iface: AvahiIfIndex, proto: AvahiProtocol
+        var name: [UInt8], type: [UInt8], domain: [UInt8]
+
+        init(_ iface: AvahiIfIndex, _ proto: AvahiProtocol, _ name: UnsafePointer<CChar>,
+             _ type: UnsafePointer<CChar>, _ domain: UnsafePointer<CChar>) {
+            func bytes(_ p: UnsafePointer<CChar>) -> [UInt8] {
+                Array(UnsafeRawBufferPointer(start: p, count: strlen(p)).prefix(ServiceDiscovery.maxNameBytes))
+            }
+            self.iface = iface; self.proto = proto
+            self.name = bytes(name); self.type = bytes(type); self.domain = bytes(domain)
+        }
     }
 
+    /// DNS's bound on a name (RFC 1035: 255 bytes); Avahi's are shorter still.
+    static let maxNameBytes = 255
+
     private func browsed(_ iface: AvahiIfIndex, _ proto: AvahiProtocol, _ event: AvahiBrowserEvent,
-                         _ name: String, _ type: String, _ domain: String) {
+                         _ name: UnsafePointer<CChar>, _ type: UnsafePointer<CChar>, _ domain: UnsafePointer<CChar>) {
         switch event {
         case AVAHI_BROWSER_NEW:
             guard let client else { return }
@@ -187,10 +204,10 @@ public final class ServiceDiscovery: @unchecked Sendable {
                                           domain: ServiceDiscovery.clean(domain), hostName: ServiceDiscovery.clean(host),
                                           address: address, port: Int(port),
                                           isIPv6: addr.pointee.proto == AvahiProtocol(AVAHI_PROTO_INET6))
-                Unmanaged<ServiceDiscovery>.fromOpaque(me).takeUnretainedValue().resolved(iface, proto, s)
+                Unmanaged<ServiceDiscovery>.fromOpaque(me).takeUnretainedValue().resolved(Key(iface, proto, name, type, domain), s)
             }, me)
         case AVAHI_BROWSER_REMOVE:
-            let k = key(iface, proto, name, type, domain)
+            let k = Key(iface, proto, name, type, domain)
             let removed = lock.withLock { found.removeValue(forKey: k) != nil }
             if removed { changed() }
         default:
@@ -198,13 +215,13 @@ public final class ServiceDiscovery: @unchecked Sendable {
         }
     }
 
-    /// Names come from anyone on the network: no control characters, and DNS's own bound.
+    /// Names come from anyone on the network: shown as a server's text is (no control
+    /// characters, line breaks or reordering marks), within DNS's own bound.
     static func clean(_ p: UnsafePointer<CChar>) -> String {
-        String(String(cString: p).unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }.prefix(255).map(Character.init))
+        ServerText.printable(String(cString: p), limit: maxNameBytes)
     }
 
-    private func resolved(_ iface: AvahiIfIndex, _ proto: AvahiProtocol, _ s: DiscoveredService) {
-        let k = key(iface, proto, s.name, s.type, s.domain)
+    private func resolved(_ k: Key, _ s: DiscoveredService) {
         let added: Bool = lock.withLock {
             guard found[k] != nil || found.count < ServiceDiscovery.maxServices else { return false }
             found[k] = s
