@@ -66,14 +66,14 @@ public enum PNGWriter {
         return png
     }
 
-    /// Writes the framebuffer as a PNG file.
-    public static func write(_ fb: Framebuffer, to path: String) throws {
+    /// The framebuffer as a PNG file's bytes (written by the caller, as `PrivateFile` makes files).
+    public static func encode(_ fb: Framebuffer) throws -> [UInt8] {
         guard fb.width > 0, fb.height > 0 else {
-            throw WriteError(message: "cannot write \(path): the framebuffer is empty (\(fb.width)x\(fb.height))")
+            throw WriteError(message: "the framebuffer is empty (\(fb.width)x\(fb.height))")
         }
         let bytes = encode(width: fb.width, height: fb.height, pixels: fb.pixels)
-        guard !bytes.isEmpty else { throw WriteError(message: "cannot write \(path): PNG compression failed") }
-        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        guard !bytes.isEmpty else { throw WriteError(message: "PNG compression failed") }
+        return bytes
     }
 
     /// One row: RGB into `cur`, then the cheapest of None (0), Sub (1), Up (2) into `out` (filter byte first).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FarcastTools
 import Foundation
+import VNCSession
 
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -68,7 +69,7 @@ struct BenchCommand: ParsableCommand {
                     print(line)
                 }
                 if let out = finalFrame, let fb {
-                    try PNGWriter.write(fb, to: out)
+                    try PrivateFile.replace(out, with: PNGWriter.encode(fb), makeDirectory: false, onlyRegularFile: true)
                 }
             } catch {
                 die("\(f): \(error)")

@@ -43,7 +43,7 @@ struct SnapshotCommand: ParsableCommand {
         o.trust = { id in terminal && TerminalPrompt.askTrust(id) ? .accept : KnownHosts.notTrusted(id) }
         do {
             let r = try Snapshot.capture(conn.plan, options: o, log: conn.log)
-            try PNGWriter.write(r.framebuffer, to: output)
+            try PrivateFile.replace(output, with: PNGWriter.encode(r.framebuffer), makeDirectory: false, onlyRegularFile: true)
             conn.log("wrote \(output) (\(r.framebuffer.width)x\(r.framebuffer.height), \(r.updates) updates)")
         } catch {
             die("\(error)")

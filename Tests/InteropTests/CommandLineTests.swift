@@ -1,5 +1,8 @@
 import Foundation
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The `viewer` executable as users script it: exit codes, one-line reasons, files written.
 final class CommandLineTests: XCTestCase {
@@ -42,6 +45,16 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(two.status, 0, two.stderr)
         XCTAssertTrue(two.stderr.contains("decoding on 2 threads"), two.stderr)
         assertImagesEqual(try PNG.read(path: out), screen, "cli-snapshot-2-threads")
+        // a picture of someone's desktop: only the user may read it, replaced, never through a link
+        var st = stat()
+        XCTAssertEqual(lstat(out, &st), 0)
+        XCTAssertEqual(st.st_mode & 0o777, 0o600, "mode of \(out)")
+        let link = tempPath("link.png"), target = tempPath("target.png")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let viaLink = try viewer(["snapshot", "127.0.0.1::\(server.port)", "-o", link])
+        XCTAssertNotEqual(viaLink.status, 0)
+        XCTAssertTrue(viaLink.stderr.contains("not a regular file"), viaLink.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target))
     }
 
     func testSnapshotWithPasswordFile() throws {

@@ -1,5 +1,9 @@
 import Foundation
+import VNCSession
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Recording a real Xvnc and playing it back: `viewer record`, the window's recording and
 /// screenshots, `viewer play`, and the reference tools in ../shared/tools reading our files.
@@ -88,11 +92,34 @@ final class RecordingInteropTests: XCTestCase {
         Thread.sleep(forTimeInterval: 0.5)
         let screen = try server.captureStableScreen()
 
+        // Links planted where the next screenshots and recordings would go (their names are
+        // stamped to the second), each to a file that does not exist: a file is made
+        // exclusively and no link is followed, so none of these files may appear.
+        let victims = dir.appendingPathComponent("victims")
+        try FileManager.default.createDirectory(at: victims, withIntermediateDirectories: true)
+        let now = Date()
+        for (folder, ext) in [("Pictures", "png"), ("Videos", "fbs")] {
+            let d = home.appendingPathComponent(folder)
+            try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+            for s in -2..<120 {
+                let name = UserDirectories.stampedName("farcast-interop", ext: ext, date: now.addingTimeInterval(Double(s)))
+                try FileManager.default.createSymbolicLink(atPath: d.appendingPathComponent(name).path,
+                                                           withDestinationPath: victims.appendingPathComponent("\(ext)-\(s)").path)
+            }
+        }
+        func isPrivateRegularFile(_ path: String) -> Bool {
+            var st = stat()
+            return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG && st.st_mode & 0o777 == 0o600
+        }
+
         try xdo(["key", "ctrl+alt+s"])
         let pictures = home.appendingPathComponent("Pictures")
         var shot: String?
         XCTAssertTrue(poll(timeout: 10) { shot = self.newest(in: pictures, ext: "png"); return shot != nil }, "no screenshot in \(pictures.path)")
-        if let shot { assertImagesEqual(try PNG.read(path: shot), screen, "window screenshot") }
+        if let shot {
+            assertImagesEqual(try PNG.read(path: shot), screen, "window screenshot")
+            XCTAssertTrue(isPrivateRegularFile(shot), "the screenshot is a regular file of mode 0600: \(shot)")
+        }
 
         try xdo(["key", "ctrl+alt+r"])
         Thread.sleep(forTimeInterval: 1.5)
@@ -101,6 +128,8 @@ final class RecordingInteropTests: XCTestCase {
         var fbs: String?
         XCTAssertTrue(poll(timeout: 10) { fbs = self.newest(in: videos, ext: "fbs"); return fbs != nil }, "no recording in \(videos.path)")
         guard let fbs else { return }
+        XCTAssertTrue(isPrivateRegularFile(fbs), "the recording is a regular file of mode 0600: \(fbs)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: victims.path), [], "a planted link was followed")
         let bench = dir.appendingPathComponent("bench.png").path
         XCTAssertEqual(try viewer(["bench", fbs, "--final-frame", bench], in: dir).status, 0)
         assertImagesEqual(try PNG.read(path: bench), screen, "the window's recording")
@@ -125,9 +154,13 @@ final class RecordingInteropTests: XCTestCase {
         if let played { assertImagesEqual(try PNG.read(path: played), screen, "playback at its end") }
     }
 
+    /// The newest file (not a link) named *.ext in `dir`.
     func newest(in dir: URL, ext: String) -> String? {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
-        return names.filter { $0.hasSuffix("." + ext) }.sorted().last.map { dir.appendingPathComponent($0).path }
+        return names.filter { name in
+            var st = stat()
+            return name.hasSuffix("." + ext) && lstat(dir.appendingPathComponent(name).path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFLNK
+        }.sorted().last.map { dir.appendingPathComponent($0).path }
     }
 
     /// Binary P6 with maxval 255 (what lvc_consume -d writes).

@@ -41,14 +41,14 @@ extension ViewerWindow {
         DispatchQueue.global(qos: .userInitiated).async {
             let message: String
             do {
-                let path = try UserDirectories.freshPath(in: dir, name: UserDirectories.stampedName(name, ext: "png"))
                 let png = copy.px.withUnsafeBufferPointer { b in
                     b.baseAddress.map { PNGWriter.encode(width: copy.w, height: copy.h, pixels: $0) } ?? []
                 }
-                try Data(png).write(to: URL(fileURLWithPath: path))
+                // a picture of someone's remote screen: a new file only the user may read
+                let path = try PrivateFile.writeFresh(in: dir, name: UserDirectories.stampedName(name, ext: "png"), png)
                 message = "Screenshot saved: \(path)"
             } catch {
-                message = "The screenshot could not be saved: \(error.localizedDescription)"
+                message = "The screenshot could not be saved: \(error)"
             }
             tasks.add(notice: message)
             wake?.signal()
@@ -68,9 +68,9 @@ extension ViewerWindow {
         }
         let name = session.desktopName.isEmpty ? session.spec : session.desktopName
         do {
-            let path = try UserDirectories.freshPath(in: UserDirectories.path("VIDEOS"),
-                                                     name: UserDirectories.stampedName(name, ext: "fbs"))
-            let r = try SessionRecorder(path: path)
+            let (path, fd) = try PrivateFile.createFresh(in: UserDirectories.path("VIDEOS"),
+                                                         name: UserDirectories.stampedName(name, ext: "fbs"))
+            let r = SessionRecorder(path: path, fileDescriptor: fd)
             session.startRecording(r)
             recorder = r
             router?.recording = true

@@ -3,6 +3,7 @@ import CSDL2
 import FarcastTools
 import Foundation
 import RFB
+import VNCSession
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,23 +40,7 @@ public enum SessionThumbnail {
         let png = px.withUnsafeBufferPointer { b in b.baseAddress.map { PNGWriter.encode(width: w, height: h, pixels: $0) } ?? [] }
         // a picture of someone's remote screen: only the user may read it (0600 in a 0700 folder),
         // made so from the start, then renamed over the old one
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        let tmp = path + ".tmp-\(getpid())"
-        unlink(tmp)
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CocoaError(.fileWriteNoPermission) }
-        var off = 0
-        while off < png.count {
-            let n = png[off...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
-            off += n
-        }
-        close(fd)
-        guard off == png.count, rename(tmp, path) == 0 else {
-            unlink(tmp)
-            throw CocoaError(.fileWriteUnknown)
-        }
+        try PrivateFile.replace(path, with: png)
     }
 
     /// A texture of the PNG at `path`, or nil when there is none or it is not a picture.

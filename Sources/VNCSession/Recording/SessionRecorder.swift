@@ -10,8 +10,8 @@ import RFB
 /// boundary and the session asks for a full update, so it starts with a whole picture. Blocks
 /// are written as they arrive, stamped with milliseconds since the recording began.
 ///
-/// The engine's thread writes; any thread may `close()`. Files are created mode 0600: a
-/// recording holds whatever was on the remote screen.
+/// The engine's thread writes; any thread may `close()`. Files are made by `PrivateFile` (mode
+/// 0600, exclusively, no link followed): a recording holds whatever was on the remote screen.
 public final class SessionRecorder: MessageTap, @unchecked Sendable {
     public let path: String
     private let lock = NSLock()
@@ -24,13 +24,20 @@ public final class SessionRecorder: MessageTap, @unchecked Sendable {
     /// The first write error; the recording stops there.
     public private(set) var failure: String?
 
-    public init(path: String, clock: @escaping () -> Double = monotonicSeconds) throws {
+    /// Into `path` (`-o FILE`): a regular file there is replaced, a link is not followed.
+    public convenience init(path: String, clock: @escaping () -> Double = monotonicSeconds) throws {
+        let fd: Int32
+        do { fd = try PrivateFile.create(path, replacingRegularFile: true) } catch {
+            throw TransportError("the recording: \(error)")
+        }
+        self.init(path: path, fileDescriptor: fd, clock: clock)
+    }
+
+    /// Into a file already made (`PrivateFile.createFresh`); the recorder closes `fileDescriptor`.
+    public init(path: String, fileDescriptor: Int32, clock: @escaping () -> Double = monotonicSeconds) {
         self.path = path
         self.clock = clock
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw TransportError("cannot write the recording \(path): \(String(cString: strerror(errno)))")
-        }
+        fd = fileDescriptor
         write(FBSEncoder.header)
     }
 

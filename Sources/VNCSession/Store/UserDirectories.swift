@@ -39,16 +39,4 @@ public enum UserDirectories {
         }.prefix(60))
         return "Farcast \(clean.isEmpty ? "desktop" : clean) \(f.string(from: date)).\(ext)"
     }
-
-    /// `dir/name`, made unique with " (2)"... when taken; the folder is created when missing.
-    public static func freshPath(in dir: String, name: String) throws -> String {
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let url = URL(fileURLWithPath: name)
-        let base = url.deletingPathExtension().lastPathComponent, ext = url.pathExtension
-        var p = dir + "/" + name, n = 2
-        while FileManager.default.fileExists(atPath: p) {
-            p = dir + "/\(base) (\(n)).\(ext)"; n += 1
-        }
-        return p
-    }
 }
