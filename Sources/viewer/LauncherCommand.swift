@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RFB
 import SDLViewer
 import VNCSession
 
@@ -36,7 +37,9 @@ enum LauncherArguments {
         let r: ConnectionImport.Result
         do { r = try ConnectionImport.load(path: file) } catch { die("\(error)", code: 2) }
         if let u = r.connection.username { setenv("VNC_USERNAME", u, 1) }
-        if !r.notCarried.isEmpty { say("\((file as NSString).lastPathComponent): not carried over: \(r.notCarried.joined(separator: ", "))") }
+        let shown = ServerText.printable((file as NSString).lastPathComponent, limit: 80)
+        for why in r.refused { say("\(shown): refused \(why)") }
+        if !r.notCarried.isEmpty { say("\(shown): not carried over: \(r.notCarried.joined(separator: ", "))") }
         return Array(args.prefix(start)) + r.connection.arguments + args.dropFirst(start + 1)
     }
 

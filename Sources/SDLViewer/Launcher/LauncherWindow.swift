@@ -1,5 +1,6 @@
 import CSDL2
 import Foundation
+import RFB
 import Interaction
 import VNCSession
 
@@ -197,8 +198,7 @@ public final class LauncherWindow {
         var conn = old.map { c.connections[$0] } ?? SavedConnection(name: name, address: "localhost")
         conn.name = name
         do {
-            guard !name.isEmpty else { throw SavedConnection.Invalid("give the connection a name") }
-            guard !name.contains("]"), !name.hasPrefix("[") else { throw SavedConnection.Invalid("a name cannot contain [ or ]") }
+            try SavedConnection.checkName(name)
             let clash = c.connections.enumerated().contains { $0.offset != old && $0.element.name.lowercased() == name.lowercased() }
             guard !clash else { throw SavedConnection.Invalid("there is already a connection named \(name)") }
             for (k, v) in f.values.sorted(by: { $0.key < $1.key }) { try conn.set(k, v) }
@@ -227,9 +227,10 @@ public final class LauncherWindow {
             try store.save(c)
             refreshItems()
             state.saved(name: conn.name)
-            state.notice = "Imported \(conn.name)" + (r.notCarried.isEmpty ? "" : "; not carried over: " + r.notCarried.joined(separator: ", "))
+            state.notice = "Imported \(conn.name)" + (r.refused.isEmpty ? "" : "; refused: " + r.refused.joined(separator: "; "))
+                + (r.notCarried.isEmpty ? "" : "; not carried over: " + r.notCarried.joined(separator: ", "))
         } catch {
-            state.notice = "Import of \((path as NSString).lastPathComponent) failed: \(error)"
+            state.notice = "Import of \(ServerText.printable((path as NSString).lastPathComponent, limit: 80)) failed: \(error)"
         }
     }
 }

@@ -58,9 +58,31 @@ public struct SavedConnection: Equatable, Sendable {
 
     private func yesNo(_ b: Bool) -> String { b ? "yes" : "no" }
 
+    /// The longest name or value kept (the form takes no more either).
+    public static let maxValueLength = 256
+
+    /// A connection's name as the form takes it: not empty, no brackets (the file's section
+    /// headers), no control characters, at most `maxValueLength` characters.
+    public static func checkName(_ name: String) throws {
+        guard !name.isEmpty else { throw Invalid("give the connection a name") }
+        guard !name.contains("]"), !name.hasPrefix("[") else { throw Invalid("a name cannot contain [ or ]") }
+        guard !hasControlCharacters(name) else { throw Invalid("a name cannot hold control characters") }
+        guard name.count <= maxValueLength else { throw Invalid("a name is at most \(maxValueLength) characters") }
+    }
+
+    /// C0 (but tab), DEL, C1 and the Unicode line and paragraph separators: a value holding one
+    /// would end its line in the file or in a terminal.
+    static func hasControlCharacters(_ s: String) -> Bool {
+        s.unicodeScalars.contains { u in
+            (u.value < 0x20 && u.value != 0x09) || (0x7f...0x9f).contains(u.value) || u.value == 0x2028 || u.value == 0x2029
+        }
+    }
+
     /// Sets one key from its text, checked as the command line would check it.
     public mutating func set(_ key: String, _ raw: String) throws {
         let v = raw.trimmingCharacters(in: .whitespaces)
+        guard !SavedConnection.hasControlCharacters(v) else { throw Invalid("\(key) cannot hold control characters") }
+        guard v.count <= SavedConnection.maxValueLength else { throw Invalid("\(key) is longer than \(SavedConnection.maxValueLength) characters") }
         func choice(_ allowed: [String]) throws -> String {
             guard allowed.contains(v.lowercased()) else { throw Invalid("\(key) takes \(allowed.joined(separator: ", ")), not '\(v)'") }
             return v.lowercased()
