@@ -2,6 +2,9 @@ import ArgumentParser
 import Foundation
 import RFB
 import VNCSession
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Options shared by every command that connects to a server.
 struct ConnectionOptions: ParsableArguments {
@@ -80,8 +83,8 @@ struct ConnectionOptions: ParsableArguments {
             throw ValidationError("cannot read --x509-ca file \(ca)")
         }
         if let f = passwordFile {
-            guard let d = FileManager.default.contents(atPath: f) else { throw ValidationError("cannot read password file \(f)") }
-            guard d.count >= 8 else { throw ValidationError("\(f) is not a vncpasswd file (8 bytes expected; make one with 'vncpasswd -f')") }
+            guard FileManager.default.isReadableFile(atPath: f) else { throw ValidationError("cannot read password file \(f)") }
+            guard passwordFromFile(f) != nil else { throw ValidationError("\(f) is not a vncpasswd file (8 bytes expected; make one with 'vncpasswd -f')") }
         }
     }
 
@@ -102,10 +105,28 @@ struct ConnectionOptions: ParsableArguments {
     /// A user name from a vnc://user@host URI.
     var uriUsername: String? { host.flatMap { try? ConnectionTarget.parse($0).username } ?? nil }
 
+    /// The password of a vncpasswd file: its first 8 bytes read (and zeroed after), decrypted
+    /// into a Secret; nil when the file is shorter or cannot be read.
+    func passwordFromFile(_ path: String) -> SharedSecret? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var block = [UInt8](repeating: 0, count: 8)
+        defer { Secret.wipe(&block) }
+        var got = 0
+        while got < 8 {
+            let n = block.withUnsafeMutableBytes { read(fd, $0.baseAddress.map { $0 + got }, 8 - got) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            got += n
+        }
+        guard got == 8 else { return nil }
+        return SharedSecret(VNCAuth.decryptPasswordFile(block))
+    }
+
     /// VNC_USERNAME / VNC_PASSWORD / --password-file / the URI's user name (no prompting).
     var givenCredentials: CredentialSources {
-        let fromFile = passwordFile.flatMap { FileManager.default.contents(atPath: $0) }
-            .map { VNCAuth.decryptPasswordFile([UInt8]($0.prefix(8))) }
+        let fromFile = passwordFile.flatMap { passwordFromFile($0) }
         var c = CredentialSources.fromEnvironment(passwordFromFile: fromFile, prompt: false)
         c.username = c.username ?? uriUsername
         return c
@@ -120,8 +141,8 @@ struct ConnectionOptions: ParsableArguments {
         var a = HandshakeAnswers.standard(given: givenCredentials, recorder: recorder,
                                           knownHosts: knownHostsFile, trustNew: trustNewCertificate)
         let remember = a.loggedIn
-        a.loggedIn = { server, method in
-            remember(server, method)
+        a.loggedIn = { server, method, identity in
+            remember(server, method, identity)
             if let saved = recorder.commit() { say(saved) }
         }
         return a

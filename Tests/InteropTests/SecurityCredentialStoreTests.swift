@@ -75,4 +75,56 @@ final class SecurityCredentialStoreTests: XCTestCase {
         XCTAssertNotEqual(none.status, 0)
         XCTAssertTrue(none.stderr.contains("VNC_PASSWORD"), none.stderr)
     }
+
+    /// A password saved from an encrypted login goes on its own only to a server whose
+    /// identity is checked. Over anonymous TLS (TLSVnc) it is not sent without asking: with no
+    /// terminal to ask on, the connection is refused saying so. With a certificate seen for the
+    /// first time (accepted by --trust-new-certificate) likewise; once that certificate is the
+    /// remembered one, or verified through --x509-ca, the saved password is used. Before, the
+    /// saved password went over anonymous TLS and to the new certificate without a word.
+    func testSavedPasswordGoesOnItsOwnOnlyToACheckedServer() throws {
+        let pki = try SecurityInteropTests.makePKI(for: self)
+        var o = VNCServer.Options()
+        o.security = .vncAuth(password: "farcast1")
+        o.content = .scene
+        o.extraArguments = ["-SecurityTypes", "X509Vnc,TLSVnc", "-X509Cert", pki.serverCert, "-X509Key", pki.serverKey]
+        let server = try startServer(.xvnc, o)
+        let screen = try server.captureStableScreen()
+        let dir = NSTemporaryDirectory() + "farcast-savedtls-\(getpid())-\(UUID().uuidString.prefix(6))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
+        let env = ["XDG_CONFIG_HOME": dir + "/config"]
+        let target = "127.0.0.1::\(server.port)", out = dir + "/snap.png"
+
+        // given and saved over X509Vnc (an encrypted login: the protected entry)
+        let save = try viewer(["snapshot", target, "-o", out, "--security", "X509Vnc", "--trust-new-certificate", "--save-password"],
+                              env: env.merging(["VNC_PASSWORD": "farcast1"]) { $1 })
+        XCTAssertEqual(save.status, 0, save.stderr)
+        XCTAssertTrue(save.stderr.contains("saved the password for 127.0.0.1:\(server.port)"), save.stderr)
+        // as if this host's certificate had never been seen (another machine's known hosts)
+        try FileManager.default.removeItem(atPath: dir + "/config/farcast/known_hosts")
+
+        // a certificate seen for the first time (trusted as new, and remembered): not sent
+        let first = try viewer(["snapshot", target, "-o", out, "--security", "X509Vnc", "--trust-new-certificate"], env: env)
+        XCTAssertNotEqual(first.status, 0, "sent to a certificate seen for the first time: \(first.stderr)")
+        XCTAssertTrue(first.stderr.contains("a password is saved for 127.0.0.1:\(server.port), but X509Vnc does not prove"), first.stderr)
+        XCTAssertFalse(first.stderr.contains("farcast1"))
+
+        // the same certificate, now the remembered one: the saved password goes
+        try? FileManager.default.removeItem(atPath: out)
+        let pinned = try viewer(["snapshot", target, "-o", out, "--security", "X509Vnc"], env: env)
+        XCTAssertEqual(pinned.status, 0, pinned.stderr)
+        assertImagesEqual(try PNG.read(path: out), screen, "saved password, pinned certificate")
+
+        // anonymous TLS (named, so not refused as a downgrade), nothing given: not sent without asking
+        let anon = try viewer(["snapshot", target, "-o", out, "--security", "TLSVnc"], env: env)
+        XCTAssertNotEqual(anon.status, 0, "sent over anonymous TLS: \(anon.stderr)")
+        XCTAssertTrue(anon.stderr.contains("but TLSVnc does not prove"), anon.stderr)
+
+        // verified through the CA: the saved password goes
+        try FileManager.default.removeItem(atPath: out)
+        let verified = try viewer(["snapshot", target, "-o", out, "--security", "X509Vnc", "--x509-ca", pki.caCert], env: env)
+        XCTAssertEqual(verified.status, 0, verified.stderr)
+        XCTAssertEqual(try PNG.read(path: out).width, screen.width, "logged in: a snapshot of the desktop")
+    }
 }

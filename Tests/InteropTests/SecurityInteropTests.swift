@@ -25,10 +25,12 @@ final class SecurityInteropTests: XCTestCase {
 
     /// A CA, a server certificate for localhost/127.0.0.1 signed by it, and an unrelated
     /// self-signed certificate (the "changed" one).
-    func makePKI() throws -> TestPKI {
+    func makePKI() throws -> TestPKI { try SecurityInteropTests.makePKI(for: self) }
+
+    static func makePKI(for test: XCTestCase) throws -> TestPKI {
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-sec-pki-\(getpid())-\(UUID().uuidString.prefix(6))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        test.addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
         let p = TestPKI(dir: dir)
         let ext = dir.appendingPathComponent("ext.cnf")
         try "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n"

@@ -128,6 +128,12 @@ main()
     struct RA2Server { let port: Int; let fingerprint: String; let process: ChildProcess }
 
     func start(type: UInt8, user: String, password: String, bits: Int = 2048, keyFile: String? = nil) throws -> RA2Server {
+        try SecurityRSAAESTests.start(for: self, type: type, user: user, password: password, bits: bits, keyFile: keyFile)
+    }
+
+    /// The reference server, stopped when `test` ends.
+    static func start(for test: XCTestCase, type: UInt8, user: String, password: String, bits: Int = 2048,
+                      keyFile: String? = nil) throws -> RA2Server {
         guard let py = InteropTools.path("python3") else { throw XCTSkip("python3 missing") }
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-ra2-\(getpid())-\(UUID().uuidString.prefix(6))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -137,7 +143,7 @@ main()
         var args = [scriptURL.path, portFile, "\(type)", user, password, "\(bits)"]
         if let keyFile { args.append(keyFile) }
         let p = try ChildProcess(name: "ra2server", executable: py, arguments: args, logURL: dir.appendingPathComponent("log"))
-        addTeardownBlock { p.stop(); try? FileManager.default.removeItem(at: dir) }
+        test.addTeardownBlock { p.stop(); try? FileManager.default.removeItem(at: dir) }
         guard poll(timeout: 30, { FileManager.default.fileExists(atPath: portFile) }),
               let port = Int((try? String(contentsOfFile: portFile, encoding: .utf8)) ?? ""),
               let fp = try? String(contentsOfFile: portFile + ".fp", encoding: .utf8) else {
@@ -211,5 +217,39 @@ main()
                                                                        trust: kh.evaluator(ask: { _ in true })))) {
             XCTAssertTrue("\($0)".contains("HAS CHANGED"), "\($0)")
         }
+    }
+
+    /// A host reached once with a certificate an authority verified leaves an x509-ca record:
+    /// an RA2 offer under its name later, with a fresh RSA key, is a change and refused, even
+    /// where new keys are trusted without asking (the kiosk's --trust-new-certificate). Before,
+    /// the CA-verified certificate left no pin, so the key counted as unknown: accepted, and
+    /// the password sent to it.
+    func testRA2KeyAfterACertificateVerifiedByTheCAIsAChange() throws {
+        let pki = try SecurityInteropTests.makePKI(for: self)
+        var xo = VNCServer.Options()
+        xo.content = .blank
+        xo.extraArguments = ["-SecurityTypes", "X509None", "-X509Cert", pki.serverCert, "-X509Key", pki.serverKey]
+        let xvnc = try startServer(.xvnc, xo)
+        let kh = KnownHosts(path: pki.dir.appendingPathComponent("known_hosts").path)
+        let answers = HandshakeAnswers.standard(given: CredentialSources(username: nil, password: nil, prompt: false),
+                                                recorder: CredentialRecorder(store: nil, save: false), knownHosts: kh, trustNew: true)
+        var first = SnapshotOptions()
+        first.settings.securityMethods = [.veNCrypt(VeNCryptSubtype.x509None)]
+        first.settings.encodings = [Encoding.raw]
+        first.settings.serverName = "127.0.0.1"
+        first.settings.serverPort = xvnc.port
+        first.settings.x509CAFile = pki.caCert
+        first.answers = answers
+        first.quietSeconds = 0.3
+        _ = try Snapshot.capture(HostSpec(host: "127.0.0.1", port: xvnc.port), options: first)
+        // an RSA-AES server answering for the same host:port
+        let ra2 = try start(type: SecurityType.ra2_256, user: "pi", password: "pw")
+        var o = try options("RA2_256", port: xvnc.port, user: "pi", password: "pw", trust: nil)
+        o.answers = answers
+        XCTAssertThrowsError(try Snapshot.capture(HostSpec(host: "127.0.0.1", port: ra2.port), options: o), "the password went to a new key") {
+            XCTAssertTrue("\($0)".contains("HAS CHANGED"), "\($0)")
+            XCTAssertTrue("\($0)".contains("certificate authority"), "\($0)")
+        }
+        XCTAssertFalse(ra2.process.logTail().contains("Authentication"), "no login reached the RSA-AES server")
     }
 }

@@ -25,7 +25,7 @@ final class SecurityPolicyTests: XCTestCase {
         let e = ClientEngine(settings: named)
         try e.feed(S.version("003.008") + [1, 19] + [0, 2] + [0] + [1] + be32(VeNCryptSubtype.plain))
         XCTAssertEqual(e.phase, .awaitingCredentials, "named: used, and the password is asked for")
-        XCTAssertTrue(e.takeEvents().contains(.credentialsRequired(CredentialRequest(method: "Plain", needsUsername: true, server: ":5900", protected: false))))
+        XCTAssertTrue(e.takeEvents().contains(.credentialsRequired(CredentialRequest(method: "Plain", needsUsername: true, server: ":5900", channel: .clear))))
     }
 
     /// A host reached with X509Plain before that now offers only weaker methods is refused

@@ -56,9 +56,9 @@ final class VNCAuthTests: XCTestCase {
 
     /// Bytes from `echo secret | vncpasswd -f` (TigerVNC tigervnc-tools).
     func testPasswordFile() {
-        XCTAssertEqual(VNCAuth.decryptPasswordFile(hex("2e2dbf576eb06c9e")), Array("secret".utf8))
-        XCTAssertEqual(VNCAuth.decryptPasswordFile(hex("2e2dbf576eb06c9e") + [1, 2, 3, 4, 5, 6, 7, 8]), Array("secret".utf8))
-        XCTAssertEqual(VNCAuth.decryptPasswordFile([1, 2, 3]), [])
+        XCTAssertTrue(VNCAuth.decryptPasswordFile(hex("2e2dbf576eb06c9e")).equals(Secret(copying: Array("secret".utf8))))
+        XCTAssertTrue(VNCAuth.decryptPasswordFile(hex("2e2dbf576eb06c9e") + [1, 2, 3, 4, 5, 6, 7, 8]).equals(Secret(copying: Array("secret".utf8))))
+        XCTAssertTrue(VNCAuth.decryptPasswordFile([1, 2, 3]).isEmpty)
     }
 
     func testPasswordFileRoundTrip() {
@@ -66,7 +66,7 @@ final class VNCAuthTests: XCTestCase {
         let des = DESCipher(key: VNCAuth.vncKey(VNCAuth.passwordFileKey))
         var file: [UInt8] = []
         DESCipher.store(des.encrypt(DESCipher.load(Array("abcdefgh".utf8), at: 0)), into: &file)
-        XCTAssertEqual(VNCAuth.decryptPasswordFile(file), Array("abcdefgh".utf8))
+        XCTAssertTrue(VNCAuth.decryptPasswordFile(file).equals(Secret(copying: Array("abcdefgh".utf8))))
         XCTAssertEqual(VNCAuth.passwordFileKey, [23, 82, 107, 6, 35, 78, 88, 7])
     }
 }

@@ -52,11 +52,11 @@ final class CredentialPromptTests: XCTestCase {
 
     /// Posts a credential question as the session's event would; returns an expectation met
     /// when the window answers, and the answer (nil: cancelled).
-    func askCredentials(_ req: CredentialRequest, username: String?) -> (XCTestExpectation, () -> Credentials??) {
+    func askCredentials(_ req: CredentialRequest, username: String?, prefill: consuming Credentials? = nil) -> (XCTestExpectation, () -> Given??) {
         let done = expectation(description: "answered")
         let before = answers.count
         answers.onAdd = { if self.answers.count > before { done.fulfill() } }
-        prompter.post(.credentials(req, username: username))
+        prompter.post(.credentials(req, username: username), prefill: prefill)
         return (done, {
             guard let a = self.answers.last, self.answers.count > before, case .credentials(let c) = a else { return nil }
             return .some(c)
@@ -270,11 +270,27 @@ final class CredentialPromptTests: XCTestCase {
     }
 }
 
+/// Credentials the window gave, copied for the test to compare (the viewer never copies them).
+struct Given: Equatable {
+    var username: String
+    var password: [UInt8]
+}
+
 /// The answers the window gave, in order (main thread).
 final class AnswerLog {
-    private(set) var all: [WindowPrompter.Answer] = []
+    enum Logged { case credentials(Given?), trust(Bool) }
+    private(set) var all: [Logged] = []
     var onAdd: () -> Void = {}
-    func add(_ a: WindowPrompter.Answer) { all.append(a); onAdd() }
+    func add(_ a: consuming WindowPrompter.Answer) {
+        switch consume a {
+        case .credentials(let c):
+            if let c { all.append(.credentials(Given(username: c.username, password: c.password.withBytes { Array($0) }))) }
+            else { all.append(.credentials(nil)) }
+        case .trust(let ok):
+            all.append(.trust(ok))
+        }
+        onAdd()
+    }
     var count: Int { all.count }
-    var last: WindowPrompter.Answer? { all.last }
+    var last: Logged? { all.last }
 }

@@ -327,7 +327,7 @@ final class TouchPromptTests: XCTestCase {
             }
         }
         for l in ["p", "w", "Shift", "1", "x", "⌫"] { tap(l) }
-        XCTAssertEqual(String(decoding: prompt.password, as: UTF8.self), "pw!")
+        XCTAssertEqual(prompt.password.withBytes { String(decoding: $0, as: UTF8.self) }, "pw!")
         XCTAssertEqual(sink.sent, [])
         tap("Enter")
         XCTAssertNil(window.prompt, "Enter submits")

@@ -27,7 +27,7 @@ final class ChildProcessHardeningTests: XCTestCase {
 
         setenv("VNC_PASSWORD", "hunter22", 1)
         ProcessSecrets.secureProcess()
-        XCTAssertEqual(ProcessSecrets.vncPassword, Array("hunter22".utf8), "kept in the process")
+        XCTAssertEqual(ProcessSecrets.vncPassword?.copy().withBytes { Array($0) }, Array("hunter22".utf8), "kept in the process")
         let t = try SocketTransport.connectVia(gateway: "me@gw", target: HostSpec(host: "h", port: 5901), sshCommand: ssh.cmd)
         defer { t.close() }
         XCTAssertTrue(poll { FileManager.default.fileExists(atPath: ssh.env) })

@@ -26,22 +26,22 @@ final class CredentialStoreTests: XCTestCase {
         let dir = tempDir() + "/cfg/farcast"
         let path = dir + "/credentials"
         let s = FileCredentialStore(path: path)
-        XCTAssertNil(s.lookup(server: "h:5901", username: "bob"))
+        XCTAssertNil(s.lookup(server: "h:5901", username: "bob")?.passwordBytes)
         try s.save(server: "h:5901", credentials: Credentials(username: "bob", password: Array("pa ss\nword".utf8)))
         try s.save(server: "h:5901", credentials: Credentials(username: "", password: Array("vncpw".utf8)))
         try s.save(server: "h:5902", credentials: Credentials(username: "bob", password: [0xff, 0x00, 0x41]))
         XCTAssertEqual(mode(path), 0o600)
         XCTAssertEqual(mode(dir), 0o700)
-        XCTAssertEqual(s.lookup(server: "h:5901", username: "bob")?.password, Array("pa ss\nword".utf8))
-        XCTAssertEqual(s.lookup(server: "h:5901", username: "")?.password, Array("vncpw".utf8))
-        XCTAssertEqual(s.lookup(server: "h:5902", username: "bob")?.password, [0xff, 0x00, 0x41])
-        XCTAssertNil(s.lookup(server: "h:5901", username: "alice"))
-        XCTAssertNil(s.lookup(server: "h:5903", username: nil))
+        XCTAssertEqual(s.lookup(server: "h:5901", username: "bob")?.passwordBytes, Array("pa ss\nword".utf8))
+        XCTAssertEqual(s.lookup(server: "h:5901", username: "")?.passwordBytes, Array("vncpw".utf8))
+        XCTAssertEqual(s.lookup(server: "h:5902", username: "bob")?.passwordBytes, [0xff, 0x00, 0x41])
+        XCTAssertNil(s.lookup(server: "h:5901", username: "alice")?.passwordBytes)
+        XCTAssertNil(s.lookup(server: "h:5903", username: nil)?.passwordBytes)
         // user name not known: the entry saved for that server
         XCTAssertEqual(s.lookup(server: "h:5902", username: nil)?.username, "bob")
         // a second save replaces
         try s.save(server: "h:5901", credentials: Credentials(username: "bob", password: Array("new".utf8)))
-        XCTAssertEqual(s.lookup(server: "h:5901", username: "bob")?.password, Array("new".utf8))
+        XCTAssertEqual(s.lookup(server: "h:5901", username: "bob")?.passwordBytes, Array("new".utf8))
         XCTAssertEqual(mode(path), 0o600)
         let text = try String(contentsOfFile: path, encoding: .utf8)
         XCTAssertEqual(text.split(separator: "\n").filter { $0.hasPrefix("h:5901 ") }.count, 2)
@@ -65,55 +65,68 @@ final class CredentialStoreTests: XCTestCase {
         let req = CredentialRequest(method: "Plain", needsUsername: true, server: "h:5900")
         // not asked: nothing saved
         let r0 = CredentialRecorder(store: store, save: false)
-        let given = CredentialSources(username: "bob", password: Array("pw".utf8), prompt: false)
-        XCTAssertEqual(r0.provider(given: given, ask: { _ in nil })(req)?.password, Array("pw".utf8))
+        let given = CredentialSources(username: "bob", password: SharedSecret(Secret(copying: Array("pw".utf8))), prompt: false)
+        XCTAssertEqual(r0.answer(given: given)(req).used()?.password, Array("pw".utf8))
         XCTAssertNil(r0.commit())
         XCTAssertFalse(FileManager.default.fileExists(atPath: path))
         // asked: saved at commit, not before
         let r1 = CredentialRecorder(store: store, save: true)
-        _ = r1.provider(given: given, ask: { _ in nil })(req)
+        _ = r1.answer(given: given)(req).used()
         XCTAssertFalse(FileManager.default.fileExists(atPath: path))
         let line = r1.commit()
         XCTAssertEqual(line, "saved the password for bob@h:5900 in \(path)")
         XCTAssertFalse(line?.contains("pw") ?? true)
-        // next time with nothing given: from the store, before any prompt
+        // next time with nothing given: from the store, before any prompt (saved from a clear login)
         let r2 = CredentialRecorder(store: store, save: false)
-        let c = r2.provider(given: CredentialSources(username: nil, password: nil, prompt: false),
-                            ask: { _ in XCTFail("asked although saved"); return nil })(req)
+        let c = r2.answer(given: CredentialSources(username: nil, password: nil, prompt: false))(req).used()
         XCTAssertEqual(c?.username, "bob")
         XCTAssertEqual(c?.password, Array("pw".utf8))
         // typed at the prompt: noted and saved
         let r3 = CredentialRecorder(store: store, save: true)
         let vnc = CredentialRequest(method: "VncAuth", needsUsername: false, server: "h:5901")
-        _ = r3.provider(given: CredentialSources(username: nil, password: nil, prompt: false),
-                        ask: { _ in Credentials(password: Array("typed".utf8)) })(vnc)
+        XCTAssertEqual(r3.answer(given: CredentialSources(username: nil, password: nil, prompt: false))(vnc).asked(), .some(nil))
+        r3.noteTyped(vnc, Credentials(password: Array("typed".utf8)))
         XCTAssertNotNil(r3.commit())
         // typed for VncAuth (not encrypted): saved apart, for unencrypted methods of that host
-        XCTAssertEqual(store.lookup(server: CredentialRecorder.clearKey("h:5901"), username: "")?.password, Array("typed".utf8))
-        XCTAssertNil(store.lookup(server: "h:5901", username: ""))
+        XCTAssertEqual(store.lookup(server: CredentialRecorder.clearKey("h:5901"), username: "")?.passwordBytes, Array("typed".utf8))
+        XCTAssertNil(store.lookup(server: "h:5901", username: "")?.passwordBytes)
     }
 
     /// Saved from an encrypted login, credentials are never offered to a method that would send
-    /// them in clear; saved from an unencrypted one, they go to either.
+    /// them in clear, and go on their own only to a server whose identity was checked: over
+    /// anonymous TLS (or ARD, or a key seen for the first time) the user is asked, with them
+    /// filled in. Saved from an unencrypted one, they go to either.
     func testSavedCredentialsStayWithTheirProtection() throws {
         let store = FileCredentialStore(path: tempDir() + "/credentials")
         let none = CredentialSources(username: nil, password: nil, prompt: false)
-        let tls = CredentialRequest(method: "TLSVnc", needsUsername: false, server: "h:5900", protected: true)
-        let clear = CredentialRequest(method: "VncAuth", needsUsername: false, server: "h:5900", protected: false)
+        let tls = CredentialRequest(method: "TLSVnc", needsUsername: false, server: "h:5900", channel: .anonymous)
+        let x509 = CredentialRequest(method: "X509Vnc", needsUsername: false, server: "h:5900", channel: .authenticated)
+        let clear = CredentialRequest(method: "VncAuth", needsUsername: false, server: "h:5900", channel: .clear)
         let saver = CredentialRecorder(store: store, save: true)
-        _ = saver.provider(given: none, ask: { _ in Credentials(password: Array("secret".utf8)) })(tls)
+        saver.noteTyped(tls, Credentials(password: Array("secret".utf8)))
         XCTAssertNotNil(saver.commit())
         let r = CredentialRecorder(store: store, save: false)
-        XCTAssertEqual(r.provider(given: none, ask: { _ in nil })(tls)?.password, Array("secret".utf8))
-        XCTAssertNil(r.provider(given: none, ask: { _ in nil })(clear), "a password saved over TLS is not sent over VncAuth")
+        XCTAssertEqual(r.answer(given: none)(x509).used()?.password, Array("secret".utf8), "sent to a server whose identity is checked")
+        XCTAssertEqual(r.answer(given: none)(tls).asked(), .some(Array("secret".utf8)), "over anonymous TLS: asked, filled in")
+        XCTAssertEqual(r.answer(given: none)(clear).asked(), .some(nil), "a password saved over TLS is not sent over VncAuth")
         // saved over VncAuth: used by VncAuth, and by an encrypted method too
-        let other = CredentialRequest(method: "VncAuth", needsUsername: false, server: "k:5900", protected: false)
+        let other = CredentialRequest(method: "VncAuth", needsUsername: false, server: "k:5900", channel: .clear)
         let saver2 = CredentialRecorder(store: store, save: true)
-        _ = saver2.provider(given: none, ask: { _ in Credentials(password: Array("old".utf8)) })(other)
+        saver2.noteTyped(other, Credentials(password: Array("old".utf8)))
         XCTAssertEqual(saver2.commit(), "saved the password for k:5900 in \(store.path)")
-        XCTAssertEqual(r.provider(given: none, ask: { _ in nil })(other)?.password, Array("old".utf8))
-        var otherTLS = other; otherTLS.protected = true; otherTLS.method = "TLSVnc"
-        XCTAssertEqual(r.provider(given: none, ask: { _ in nil })(otherTLS)?.password, Array("old".utf8))
+        XCTAssertEqual(r.answer(given: none)(other).used()?.password, Array("old".utf8))
+        var otherTLS = other; otherTLS.channel = .anonymous; otherTLS.method = "TLSVnc"
+        XCTAssertEqual(r.answer(given: none)(otherTLS).used()?.password, Array("old".utf8))
+    }
+
+    /// Without --save-password nothing typed is kept: the recorder holds no copy to save.
+    func testTypedCredentialsAreNotKeptWithoutSaving() throws {
+        let store = FileCredentialStore(path: tempDir() + "/credentials")
+        let r = CredentialRecorder(store: store, save: false)
+        let req = CredentialRequest(method: "VncAuth", needsUsername: false, server: "h:5900")
+        r.noteTyped(req, Credentials(password: Array("typed".utf8)))
+        XCTAssertNil(r.commit())
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store.path))
     }
 
     // MARK: Secret Service
@@ -177,15 +190,15 @@ final class CredentialStoreTests: XCTestCase {
         XCTAssertTrue(SecretServiceCredentialStore.available)
         XCTAssertTrue(CredentialStores.preferred(filePath: "/nonexistent/credentials") is SecretServiceCredentialStore)
         let s = SecretServiceCredentialStore()
-        XCTAssertNil(s.lookup(server: "h:5901", username: "bob"))
+        XCTAssertNil(s.lookup(server: "h:5901", username: "bob")?.passwordBytes)
         try s.save(server: "h:5901", credentials: Credentials(username: "bob", password: Array("s3 cr€t".utf8)))
         try s.save(server: "h:5901", credentials: Credentials(username: "", password: Array("vncpw".utf8)))
-        XCTAssertEqual(s.lookup(server: "h:5901", username: "bob")?.password, Array("s3 cr€t".utf8))
-        XCTAssertEqual(s.lookup(server: "h:5901", username: "")?.password, Array("vncpw".utf8))
-        XCTAssertNil(s.lookup(server: "h:5901", username: "alice"))
-        XCTAssertNil(s.lookup(server: "h:5902", username: nil))
+        XCTAssertEqual(s.lookup(server: "h:5901", username: "bob")?.passwordBytes, Array("s3 cr€t".utf8))
+        XCTAssertEqual(s.lookup(server: "h:5901", username: "")?.passwordBytes, Array("vncpw".utf8))
+        XCTAssertNil(s.lookup(server: "h:5901", username: "alice")?.passwordBytes)
+        XCTAssertNil(s.lookup(server: "h:5902", username: nil)?.passwordBytes)
         try s.save(server: "h:5901", credentials: Credentials(username: "bob", password: Array("new".utf8)))
-        XCTAssertEqual(s.lookup(server: "h:5901", username: "bob")?.password, Array("new".utf8))
+        XCTAssertEqual(s.lookup(server: "h:5901", username: "bob")?.passwordBytes, Array("new".utf8))
     }
 
     func testNoSessionBusMeansFile() {

@@ -20,7 +20,7 @@ final class KnownHostsTests: XCTestCase {
         let kh = KnownHosts(path: path())
         XCTAssertNil(kh.decision(id(.x509, 1), acceptNew: false), "unknown: ask")
         XCTAssertEqual(kh.acceptAndRemember(id(.x509, 1)), .accept)
-        XCTAssertEqual(kh.decision(id(.x509, 1), acceptNew: false), .accept)
+        XCTAssertEqual(kh.decision(id(.x509, 1), acceptNew: false), .known, "remembered: the channel is authenticated")
         guard case .reject(let why)? = kh.decision(id(.x509, 9), acceptNew: true) else { return XCTFail("a changed certificate is refused") }
         XCTAssertTrue(why.contains("HAS CHANGED"), why)
         // both fingerprints in one form, comparable by eye
@@ -76,8 +76,42 @@ final class KnownHostsTests: XCTestCase {
         XCTAssertEqual(kh.strongestSecurity(server: "h:59001"), .veNCrypt(VeNCryptSubtype.x509Plain))
         XCTAssertEqual(kh.strongestSecurity(server: "127.0.0.1::8999"), .type(SecurityType.vncAuth))
         XCTAssertNil(kh.strongestSecurity(server: "127.0.0.1::9000"))
-        XCTAssertEqual(kh.decision(id(.x509, 1), acceptNew: false), .accept)
+        XCTAssertEqual(kh.decision(id(.x509, 1), acceptNew: false), .known)
         guard case .mismatch(_, let line) = kh.lookup(id(.x509, 7)) else { return XCTFail("a changed key") }
         XCTAssertEqual(line, 3006, "the line number counts every line of the file")
+    }
+
+    /// A host that proved itself with a certificate an authority verified leaves an x509-ca
+    /// record (once): any key nobody vouches for is then a change, refused as a changed pin is,
+    /// even where new keys are trusted without asking (the kiosk).
+    func testCertificateVerifiedByAnAuthorityMakesAnyOtherKeyAChange() throws {
+        let kh = KnownHosts(path: path())
+        kh.rememberVerified(server: "h:5900", fingerprint: [5, 5, 5])
+        kh.rememberVerified(server: "h:5900", fingerprint: [6, 6, 6])   // a renewed certificate: no second record
+        let text = try String(contentsOfFile: kh.path, encoding: .utf8)
+        XCTAssertEqual(text.split(separator: "\n").filter { $0.hasPrefix("h:5900 ") }, ["h:5900 x509-ca 050505"])
+        for other in [id(.rsa, 1), id(.x509, 1)] {
+            for acceptNew in [false, true] {
+                guard case .reject(let why)? = kh.decision(other, acceptNew: acceptNew) else { return XCTFail("\(other.kind) after x509-ca: refused") }
+                XCTAssertTrue(why.contains("HAS CHANGED"), why)
+                XCTAssertTrue(why.contains("a certificate verified by a certificate authority"), why)
+            }
+        }
+        XCTAssertNil(KnownHosts(path: kh.path).decision(ServerIdentity(kind: .rsa, server: "k:5900", fingerprint: [1], displayFingerprint: "",
+                                                                       verifyError: nil, subject: nil), acceptNew: false), "another host: unknown")
+    }
+
+    /// Trusting a new key without asking (the kiosk, --trust-new-certificate) is only for a host
+    /// with no record at all: one reached before (a security line) is refused with why.
+    func testNewKeysAreTrustedWithoutAskingOnlyForHostsNeverReached() throws {
+        let kh = KnownHosts(path: path())
+        kh.rememberSecurity(server: "h:5900", .type(SecurityType.appleRemoteDesktop))
+        guard case .reject(let why)? = kh.decision(id(.rsa, 1), acceptNew: true) else { return XCTFail("a host reached before: refused") }
+        XCTAssertTrue(why.contains("reached before"), why)
+        XCTAssertTrue(why.contains("security ARD"), why)
+        XCTAssertNil(kh.decision(id(.rsa, 1), acceptNew: false), "on the desktop: asked")
+        let fresh = ServerIdentity(kind: .rsa, server: "new:5900", fingerprint: [1], displayFingerprint: "", verifyError: nil, subject: nil)
+        XCTAssertEqual(kh.decision(fresh, acceptNew: true), .accept, "never reached: trusted and remembered")
+        XCTAssertEqual(kh.decision(fresh, acceptNew: true), .known)
     }
 }

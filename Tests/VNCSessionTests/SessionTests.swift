@@ -145,6 +145,39 @@ final class SessionTests: XCTestCase {
         XCTAssertTrue(w.wait { _, st in st == .ready })
     }
 
+    /// A password saved from an encrypted login is not sent on its own over Apple Remote
+    /// Desktop: ARD's anonymous Diffie-Hellman encrypts to whoever answers for the name (the
+    /// same strength as last time, so the downgrade check passes). The question goes to the
+    /// front end instead, and nothing reaches the server. Before, the saved user name and
+    /// password went at once, encrypted to the answering party's own key.
+    func testSavedPasswordIsNotSentOverAnonymousDiffieHellman() throws {
+        let dir = NSTemporaryDirectory() + "farcast-saved-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = FileCredentialStore(path: dir + "/credentials")
+        // saved from an ARD login to mac.local (an encrypted one: the protected entry)
+        try store.save(server: "mac.local:5900", credentials: Credentials(username: "ann", password: Array("saved-pw".utf8)))
+        let known = KnownHosts(path: dir + "/known_hosts")
+        var settings = ClientSettings()
+        settings.serverName = "mac.local"; settings.serverPort = 5900
+        let t = MemoryTransport()
+        let s = session([t], settings: settings)
+        s.answers = HandshakeAnswers.standard(given: CredentialSources(username: nil, password: nil, prompt: false),
+                                              recorder: CredentialRecorder(store: store, save: false), knownHosts: known, trustNew: false)
+        let w = Watcher(s)
+        s.start()
+        defer { s.stop(); s.waitUntilStopped(timeout: 2) }
+        t.serverSend(Array("RFB 003.889\n".utf8))
+        XCTAssertNotNil(t.serverReceive(12))
+        t.serverSend([1, SecurityType.appleRemoteDesktop])
+        XCTAssertEqual(t.serverReceive(1), [SecurityType.appleRemoteDesktop])
+        var p = [UInt8](repeating: 0xff, count: 128); p[0] = 0xfb
+        var y = [UInt8](repeating: 0, count: 128); y[127] = 5
+        t.serverSend([0, 2, 0, 128] + p + y)
+        XCTAssertTrue(w.wait { ev, _ in ev.contains { if case .credentialsRequired = $0 { return true }; return false } },
+                      "the user is asked: \(s.state)")
+        XCTAssertNil(t.serverReceive(1, timeout: 0.5), "nothing was sent to the server")
+    }
+
     /// Cancelling the prompt ends the session with the reason, not retried.
     func testCancelledPromptFailsWithoutRetry() throws {
         let t = MemoryTransport()
@@ -223,7 +256,7 @@ final class SessionTests: XCTestCase {
         let u = MemoryTransport()
         let s2 = session([u], settings: named)
         let used = MethodBox()
-        s2.answers = HandshakeAnswers(loggedIn: { server, m in used.set(server, m) },
+        s2.answers = HandshakeAnswers(loggedIn: { server, m, _ in used.set(server, m) },
                                       reachedBefore: { _ in .veNCrypt(VeNCryptSubtype.x509Plain) })
         let w2 = Watcher(s2)
         s2.start()

@@ -116,9 +116,13 @@ public final class ClientEngine: SecurityContext {
     /// Set when the server announced the Extended Clipboard (UTF-8 cut text).
     public var extendedClipboard: Bool { clipboard.active }
 
-    /// Credentials given by `provideCredentials`, kept until ServerInit (a security type may ask
-    /// again when a unit is re-parsed), then wiped.
+    /// Credentials given by `provideCredentials`, kept until the unit that asked for them sent
+    /// them (it is parsed again with them), then dropped: the Secret zeroes itself.
     var answeredCredentials: Credentials?
+    /// How the server's identity was checked in this handshake (`channelProtection`).
+    public internal(set) var peerIdentity: PeerIdentityCheck = .none
+    /// `output` holds a secret (`sendSecret`): zeroed once it went through the channel.
+    var outputHoldsSecret = false
     /// Decisions given by `answerTrust`, by fingerprint.
     var answeredTrust: [[UInt8]: TrustDecision] = [:]
     /// The question last asked (`.credentialsRequired` or `.trustRequired`).
@@ -175,6 +179,8 @@ public final class ClientEngine: SecurityContext {
 
     func flushOutput() {
         guard let ch = channel else {
+            // in clear: what goes on the wire is handed over as it is (VncAuth's response, Plain)
+            outputHoldsSecret = false
             if rawOutput.isEmpty { swap(&rawOutput, &output) } else { rawOutput += output; output.removeAll(keepingCapacity: true) }
             return
         }
@@ -183,6 +189,10 @@ public final class ClientEngine: SecurityContext {
         } catch {
             // Only a broken TLS state fails here; the next feed reports the connection failed.
             state = .failed; phase = .failed
+        }
+        if outputHoldsSecret {
+            VNCAuth.wipe(&output)
+            outputHoldsSecret = false
         }
         output.removeAll(keepingCapacity: true)
         rawOutput += ch.takeRaw()

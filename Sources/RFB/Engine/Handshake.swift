@@ -64,14 +64,19 @@ extension ClientEngine {
         case .vncChallenge:
             try r.require(16)
             let challenge = Array(UnsafeBufferPointer(start: try r.bytes(16), count: 16))
-            let c = try credentials(method: "VncAuth", needsUsername: false)
-            output += VNCAuth.response(challenge: challenge, password: c.password)
+            var response = try withCredentials(method: "VncAuth", needsUsername: false) { c in
+                c.password.withBytes { VNCAuth.response(challenge: challenge, password: $0) }
+            }
+            sendSecret(&response)
+            answeredCredentials = nil   // used: zeroed now, not kept until ServerInit
             state = .securityResult(SecurityType.vncAuth)
         case .handler(let h, let type):
             switch try h.step(&r, self) {
             case .progressed: break
             case .waiting: return false
-            case .finished: state = .securityResult(type)   // every type but None gets a SecurityResult, in 3.7 too
+            case .finished:
+                answeredCredentials = nil   // sent (if asked for): zeroed now
+                state = .securityResult(type)   // every type but None gets a SecurityResult, in 3.7 too
             }
         case .securityResult(let chosen):
             let res = try r.u32()
@@ -112,8 +117,7 @@ extension ClientEngine {
             }
             let name = try r.string(nameLen)
             serverFormat = pf
-            // the login is over: the password is not kept in memory
-            answeredCredentials?.password.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+            // the login is over: no password is kept (its Secret zeroes itself as it goes)
             answeredCredentials = nil
             desktopName = ServerText.printable(name)
             framebuffer = Framebuffer(width: w, height: h)
@@ -160,19 +164,25 @@ extension ClientEngine {
 
     // MARK: questions and answers
 
-    /// The credentials the settings hold, else those answered; otherwise asks (an event) and
-    /// waits: the unit is parsed again once `provideCredentials` is called.
-    func credentials(method: String, needsUsername: Bool) throws -> Credentials {
+    /// The credentials the settings hold, else those answered, lent to `body`; otherwise asks
+    /// (an event) and waits: the unit is parsed again once `provideCredentials` is called.
+    func withCredentials<R>(method: String, needsUsername: Bool, _ body: (borrowing Credentials) throws -> R) throws -> R {
         usernameAsked = needsUsername
         if let pw = settings.password, !needsUsername || settings.username != nil {
             credentialsSent = true   // every handler sends what it got at once
-            return Credentials(username: settings.username ?? "", password: pw)
+            return try body(Credentials(username: settings.username ?? "", password: pw))
         }
-        if let c = answeredCredentials { credentialsSent = true; return c }
+        switch answeredCredentials {
+        case .some(let c):
+            credentialsSent = true
+            return try body(c)
+        case .none:
+            break
+        }
         if phase != .awaitingCredentials {
             let q = EngineEvent.credentialsRequired(CredentialRequest(method: method, needsUsername: needsUsername,
                                                                       server: settings.serverDescription,
-                                                                      protected: chosenMethod?.protectsCredentials ?? false))
+                                                                      channel: channelProtection))
             events.append(q)
             question = q
             phaseBeforeQuestion = phase
@@ -202,10 +212,23 @@ extension ClientEngine {
         }
     }
 
+    /// What the channel a secret would travel over proves, now: the one place it is decided.
+    /// Clear when nothing is encrypted; authenticated only when the server's certificate
+    /// verified through an authority or its certificate or key is the one remembered;
+    /// otherwise (anonymous TLS, ARD, an identity seen for the first time) anonymous.
+    public var channelProtection: ChannelProtection {
+        guard let m = chosenMethod, m.protectsCredentials else { return .clear }
+        switch peerIdentity {
+        case .authority, .remembered: return .authenticated
+        case .none, .acceptedNew: return .anonymous
+        }
+    }
+
     /// Accepts an identity already decided; otherwise asks (an event) and waits.
     func trust(_ id: ServerIdentity) throws {
         switch answeredTrust[id.fingerprint] {
-        case .accept?: return
+        case .accept?: peerIdentity = .acceptedNew; return
+        case .known?: peerIdentity = .remembered; return
         case .reject(let why)?: throw ProtocolError(why)
         case nil:
             if phase != .awaitingTrust {
@@ -219,13 +242,14 @@ extension ClientEngine {
     }
 
     /// The answer to `.credentialsRequired`; parsing goes on with what is buffered. A user
-    /// name the method needs and did not get fails the handshake.
-    public func provideCredentials(_ c: Credentials) throws {
+    /// name the method needs and did not get fails the handshake. The engine keeps `c` only
+    /// until it is sent.
+    public func provideCredentials(_ c: consuming Credentials) throws {
         guard phase == .awaitingCredentials else { return }
         guard case .credentialsRequired(let req)? = lastQuestion, !req.needsUsername || !c.username.isEmpty else {
             throw fail(ProtocolError("the login needs a user name, and none was given"))
         }
-        answeredCredentials = c
+        answeredCredentials = consume c
         phase = phaseBeforeQuestion
         try parse()
     }
@@ -255,6 +279,14 @@ extension ClientEngine {
     // MARK: security hooks
 
     func send(_ bytes: [UInt8]) { output += bytes }
+
+    func sendSecret(_ bytes: inout [UInt8]) {
+        output += bytes
+        VNCAuth.wipe(&bytes)
+        outputHoldsSecret = true
+    }
+
+    func verifiedByAuthority(fingerprint: [UInt8]) { peerIdentity = .authority(fingerprint: fingerprint) }
 
     func startChannel(_ ch: SecureChannel) {
         flushOutput()   // what is queued was meant to go out before encryption starts

@@ -1,4 +1,7 @@
 import COpenSSL
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Apple Remote Desktop authentication (type 30), as macOS Screen Sharing offers it: the server
 /// sends Diffie-Hellman parameters and its public value; the key is MD5 of the shared secret;
@@ -27,18 +30,30 @@ final class ARDHandler: SecurityHandler {
         r.pos += 4
         let prime = Array(UnsafeBufferPointer(start: try r.bytes(len), count: len))
         let serverPublic = Array(UnsafeBufferPointer(start: try r.bytes(len), count: len))
-        let c = try ctx.credentials(method: "Apple Remote Desktop", needsUsername: true)
-        let (cipher, pub) = try ARDHandler.response(generator: g, prime: prime, serverPublic: serverPublic,
-                                                     clientPrivate: try fixed?.secret(16) ?? RSAKey.random(len), username: Array(c.username.utf8),
-                                                     password: c.password, filler: try RSAKey.random(2 * ARDHandler.credentialField))
+        let (cipher, pub) = try ctx.withCredentials(method: "Apple Remote Desktop", needsUsername: true) { c in
+            try c.password.withBytes { pw in
+                try ARDHandler.response(generator: g, prime: prime, serverPublic: serverPublic,
+                                        clientPrivate: try fixed?.secret(16) ?? RSAKey.random(len), username: Array(c.username.utf8),
+                                        password: pw, filler: try RSAKey.random(2 * ARDHandler.credentialField))
+            }
+        }
         ctx.send(cipher + pub)
         ctx.describeSecurity("Apple Remote Desktop (DH \(len * 8) bits, AES-128)")
         return .finished
     }
 
-    /// The 128-byte encrypted credentials and our public value (`prime.count` bytes).
+    /// The same with the password in an array (tests and fixed values).
     static func response(generator: Int, prime: [UInt8], serverPublic: [UInt8], clientPrivate: [UInt8],
                          username: [UInt8], password: [UInt8], filler: [UInt8]) throws -> ([UInt8], [UInt8]) {
+        try password.withUnsafeBytes {
+            try response(generator: generator, prime: prime, serverPublic: serverPublic, clientPrivate: clientPrivate,
+                         username: username, password: $0, filler: filler)
+        }
+    }
+
+    /// The 128-byte encrypted credentials and our public value (`prime.count` bytes).
+    static func response(generator: Int, prime: [UInt8], serverPublic: [UInt8], clientPrivate: [UInt8],
+                         username: [UInt8], password: UnsafeRawBufferPointer, filler: [UInt8]) throws -> ([UInt8], [UInt8]) {
         // Each field keeps a terminating NUL.
         guard username.count < credentialField, password.count < credentialField else {
             throw ProtocolError("Apple Remote Desktop: user name and password must each be under \(credentialField) bytes")
@@ -63,8 +78,14 @@ final class ARDHandler: SecurityHandler {
         guard BN_bn2binpad(y, &pub, Int32(prime.count)) >= 0, BN_bn2binpad(k, &secret, Int32(prime.count)) >= 0 else {
             throw ProtocolError("Apple Remote Desktop: Diffie-Hellman failed")
         }
-        let key = RSAAESHandler.digest(EVP_md5(), secret)
+        var key = RSAAESHandler.digest(EVP_md5(), secret)
         var plain = filler.count >= 2 * credentialField ? Array(filler.prefix(2 * credentialField)) : [UInt8](repeating: 0, count: 2 * credentialField)
+        // the password in clear and the key that encrypts it: zeroed before they go
+        defer {
+            plain.withUnsafeMutableBytes { if let b = $0.baseAddress { explicit_bzero(b, $0.count) } }
+            secret.withUnsafeMutableBytes { if let b = $0.baseAddress { explicit_bzero(b, $0.count) } }
+            key.withUnsafeMutableBytes { if let b = $0.baseAddress { explicit_bzero(b, $0.count) } }
+        }
         for (i, b) in username.enumerated() { plain[i] = b }
         plain[username.count] = 0
         for (i, b) in password.enumerated() { plain[credentialField + i] = b }

@@ -92,12 +92,16 @@ final class RSAAESHandler: SecurityHandler {
             case RSAAESHandler.subtypePass: needUser = false
             default: throw ProtocolError("RSA-AES: unknown subtype \(sub)")
             }
-            let c = try ctx.credentials(method: SecurityType.name(type), needsUsername: needUser)
-            let user = needUser ? Array(c.username.utf8) : []
-            // One byte each carries the lengths.
-            guard user.count <= 255 else { throw ProtocolError("RSA-AES: user name longer than 255 bytes") }
-            guard c.password.count <= 255 else { throw ProtocolError("RSA-AES: password longer than 255 bytes") }
-            ctx.send([UInt8(user.count)] + user + [UInt8(c.password.count)] + c.password)
+            var message = try ctx.withCredentials(method: SecurityType.name(type), needsUsername: needUser) { c in
+                let user = needUser ? Array(c.username.utf8) : []
+                // One byte each carries the lengths.
+                guard user.count <= 255 else { throw ProtocolError("RSA-AES: user name longer than 255 bytes") }
+                guard c.password.count <= 255 else { throw ProtocolError("RSA-AES: password longer than 255 bytes") }
+                var m = [UInt8(user.count)] + user + [UInt8(c.password.count)]
+                c.password.withBytes { m.append(contentsOf: $0) }
+                return m
+            }
+            ctx.sendSecret(&message)
             if !keepEncryption { ctx.stopChannel() }
             return .finished
         }

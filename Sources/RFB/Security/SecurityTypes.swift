@@ -181,8 +181,25 @@ extension SecurityMethod {
         return out
     }
 
-    /// Whether a password sent with this method is encrypted on the wire.
+    /// Whether a password sent with this method is encrypted on the wire (to whom is another
+    /// matter: `ChannelProtection`).
     public var protectsCredentials: Bool { strength > .open }
+}
+
+/// What the channel a secret would travel over proves, as the engine knows it when it asks for
+/// credentials. The engine alone decides it (`ClientEngine.channelProtection`), from the method
+/// and from how the server's identity was checked; a saved secret goes on its own only over
+/// `.authenticated`.
+public enum ChannelProtection: Int, Comparable, Sendable {
+    /// Nothing encrypted (None, VncAuth, Plain).
+    case clear = 0
+    /// Encrypted to a peer nobody vouches for: anonymous TLS, ARD's anonymous Diffie-Hellman,
+    /// or a certificate or RSA key seen for the first time (accepted now, not checked).
+    case anonymous = 1
+    /// Encrypted to the server named: its certificate verified by an authority, or its
+    /// certificate or RSA key the one remembered for it.
+    case authenticated = 2
+    public static func < (a: ChannelProtection, b: ChannelProtection) -> Bool { a.rawValue < b.rawValue }
 }
 
 /// What the engine asks for when a security type needs credentials.
@@ -192,18 +209,40 @@ public struct CredentialRequest: Sendable, Equatable {
     public var needsUsername: Bool
     /// host:port as the user gave it (may be empty in tests).
     public var server: String
+    /// What the channel the credentials would travel over proves.
+    public var channel: ChannelProtection
     /// Whether the credentials would travel encrypted (saved ones are sent over an unencrypted
     /// method only when they were saved from one).
-    public var protected: Bool
-    public init(method: String, needsUsername: Bool, server: String, protected: Bool = false) {
-        self.method = method; self.needsUsername = needsUsername; self.server = server; self.protected = protected
+    public var protected: Bool { channel > .clear }
+    /// Whether the channel leads to the server named, as checked: only then does a saved
+    /// secret go without asking.
+    public var authenticated: Bool { channel == .authenticated }
+    public init(method: String, needsUsername: Bool, server: String, channel: ChannelProtection = .clear) {
+        self.method = method; self.needsUsername = needsUsername; self.server = server; self.channel = channel
     }
 }
 
-public struct Credentials: Sendable {
+/// A user name and a password; the password in a `Secret`, so it is zeroed when it goes and
+/// never copied without saying so (`duplicate()`).
+public struct Credentials: ~Copyable, Sendable {
     public var username: String
-    public var password: [UInt8]
-    public init(username: String = "", password: [UInt8]) { self.username = username; self.password = password }
+    public var password: Secret
+    public init(username: String = "", password: consuming Secret) { self.username = username; self.password = password }
+    /// From bytes (fixed values and tests); the caller's array is the caller's to wipe.
+    public init(username: String = "", password: [UInt8]) { self.init(username: username, password: Secret(copying: password)) }
+    public func duplicate() -> Credentials { Credentials(username: username, password: password.duplicate()) }
+}
+
+/// How the server's identity was checked in this handshake (what makes a channel authenticated).
+public enum PeerIdentityCheck: Sendable, Equatable {
+    /// Nothing identifies the server (no certificate or key, or not checked yet).
+    case none
+    /// Its certificate (SHA-256 `fingerprint` of the DER) verified through an authority, for the name asked.
+    case authority(fingerprint: [UInt8])
+    /// Its certificate or RSA key is the one remembered for this server.
+    case remembered
+    /// Its certificate or RSA key was seen for the first time, and accepted.
+    case acceptedNew
 }
 
 /// A server identity the engine could not verify through a certificate authority: a certificate
@@ -229,7 +268,11 @@ public struct ServerIdentity: Sendable, Equatable {
 }
 
 public enum TrustDecision: Sendable, Equatable {
+    /// Accepted the first time it is seen (by the user, or trusted as new): the channel is
+    /// encrypted to it but nothing proves it is the server named.
     case accept
+    /// The identity remembered for this server (a pin that matched): the channel is authenticated.
+    case known
     /// Refused, with the reason shown to the user.
     case reject(String)
 }

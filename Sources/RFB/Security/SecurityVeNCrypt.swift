@@ -8,12 +8,18 @@ protocol SecurityContext: AnyObject {
     func startChannel(_ channel: SecureChannel)
     /// Ends the channel after what is queued now (RSA-AES "ne" types encrypt only the handshake).
     func stopChannel()
-    /// Credentials from the settings or the user's answer. Without them the engine asks (an
-    /// event) and throws `AwaitingAnswer`: the unit is parsed again after the answer, so a
-    /// handler calls this before any side effect of the unit, or in a state of its own.
-    func credentials(method: String, needsUsername: Bool) throws -> Credentials
-    /// Returns for an accepted identity, throws the refusal, or asks like `credentials`.
+    /// Credentials from the settings or the user's answer, lent to `body` (which sends what it
+    /// makes of them with `sendSecret`). Without them the engine asks (an event) and throws
+    /// `AwaitingAnswer`: the unit is parsed again after the answer, so a handler calls this
+    /// before any side effect of the unit, or in a state of its own.
+    func withCredentials<R>(method: String, needsUsername: Bool, _ body: (borrowing Credentials) throws -> R) throws -> R
+    /// Returns for an accepted identity, throws the refusal, or asks like `withCredentials`.
     func trust(_ id: ServerIdentity) throws
+    /// The server's certificate verified through an authority for the name asked.
+    func verifiedByAuthority(fingerprint: [UInt8])
+    /// Plaintext to the server that holds a secret: `bytes` is zeroed once queued, and the
+    /// queue is zeroed once it went through the channel.
+    func sendSecret(_ bytes: inout [UInt8])
     /// For `--verbose`: what was negotiated.
     func describeSecurity(_ s: String)
     /// The method now in use (a VeNCrypt subtype), for downgrade memory and saved credentials.
@@ -101,8 +107,10 @@ final class VeNCryptHandler: SecurityHandler {
         case .vncChallenge:
             try r.require(16)
             let challenge = Array(UnsafeBufferPointer(start: try r.bytes(16), count: 16))
-            let c = try ctx.credentials(method: VeNCryptSubtype.name(subtype), needsUsername: false)
-            ctx.send(VNCAuth.response(challenge: challenge, password: c.password))
+            var response = try ctx.withCredentials(method: VeNCryptSubtype.name(subtype), needsUsername: false) { c in
+                c.password.withBytes { VNCAuth.response(challenge: challenge, password: $0) }
+            }
+            ctx.sendSecret(&response)
             return .finished
         }
         return .progressed
@@ -117,9 +125,13 @@ final class VeNCryptHandler: SecurityHandler {
             state = .vncChallenge
             return .progressed
         case .plain?:
-            let c = try ctx.credentials(method: VeNCryptSubtype.name(subtype), needsUsername: true)
-            let user = Array(c.username.utf8)
-            ctx.send(secBE32(UInt32(user.count)) + secBE32(UInt32(c.password.count)) + user + c.password)
+            var message = try ctx.withCredentials(method: VeNCryptSubtype.name(subtype), needsUsername: true) { c in
+                let user = Array(c.username.utf8)
+                var m = secBE32(UInt32(user.count)) + secBE32(UInt32(c.password.count)) + user
+                c.password.withBytes { m.append(contentsOf: $0) }
+                return m
+            }
+            ctx.sendSecret(&message)
             return .finished
         case nil:
             throw ProtocolError("internal: VeNCrypt subtype \(subtype) has no handler")
@@ -128,7 +140,10 @@ final class VeNCryptHandler: SecurityHandler {
 
     private func checkCertificate(_ t: TLSChannel, _ ctx: SecurityContext) throws {
         guard let cert = t.peerCertificate() else { throw ProtocolError("server sent no TLS certificate for VeNCrypt \(VeNCryptSubtype.name(subtype))") }
-        guard let err = cert.verifyError else { return }  // the chain and the host name verified
+        guard let err = cert.verifyError else {   // the chain and the host name verified
+            ctx.verifiedByAuthority(fingerprint: cert.sha256)
+            return
+        }
         try ctx.trust(ServerIdentity(kind: .x509, server: ctx.settings.serverDescription, fingerprint: cert.sha256,
                                      displayFingerprint: cert.sha256.colonHex, verifyError: err, subject: cert.subject))
     }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// VNC Authentication (security type 2) and the vncpasswd file format, on our own DES.
 public enum VNCAuth {
     /// The fixed key TigerVNC/TightVNC/RealVNC use to obfuscate stored passwords
@@ -9,8 +13,11 @@ public enum VNCAuth {
     /// with the first 8 password bytes (zero-padded) as key, each key byte's bits reversed (the
     /// quirk of the d3des code every VNC implementation inherited).
     /// A challenge whose length is not a multiple of 8 has its last block zero-padded.
-    public static func response(challenge: [UInt8], password: [UInt8]) -> [UInt8] {
-        let des = DESCipher(key: vncKey(password))
+    /// The key and its schedule (the password's first 8 bytes, as good as) are zeroed after.
+    public static func response(challenge: [UInt8], password: UnsafeRawBufferPointer) -> [UInt8] {
+        var key = vncKey(password)
+        var des = DESCipher(key: key)
+        defer { wipe(&key); des.wipe() }
         var out: [UInt8] = []
         out.reserveCapacity((challenge.count + 7) / 8 * 8)
         var i = 0
@@ -22,20 +29,31 @@ public enum VNCAuth {
         return out
     }
 
-    /// The plaintext of a vncpasswd file (`vncpasswd -f` output): its first 8 bytes are the password,
+    /// The same with the password in an array (tests and fixed values).
+    public static func response(challenge: [UInt8], password: [UInt8]) -> [UInt8] {
+        password.withUnsafeBytes { response(challenge: challenge, password: $0) }
+    }
+
+    /// The password of a vncpasswd file (`vncpasswd -f` output): its first 8 bytes are the password,
     /// NUL-padded, DES-encrypted with `passwordFileKey`. Returns the bytes before the first NUL;
-    /// a file shorter than 8 bytes gives `[]`. (A second 8-byte block, the view-only password, is ignored.)
-    public static func decryptPasswordFile(_ bytes: [UInt8]) -> [UInt8] {
-        guard bytes.count >= 8 else { return [] }
-        let des = DESCipher(key: vncKey(passwordFileKey))
+    /// a file shorter than 8 bytes gives an empty secret. (A second 8-byte block, the view-only
+    /// password, is ignored.)
+    public static func decryptPasswordFile(_ bytes: [UInt8]) -> Secret {
+        guard bytes.count >= 8 else { return Secret(capacity: 0) }
+        var key = vncKey(passwordFileKey)
+        var des = DESCipher(key: key)
         var plain: [UInt8] = []
+        plain.reserveCapacity(8)
         DESCipher.store(des.decrypt(DESCipher.load(bytes, at: 0)), into: &plain)
-        if let nul = plain.firstIndex(of: 0) { plain.removeSubrange(nul...) }
-        return plain
+        let n = plain.firstIndex(of: 0) ?? plain.count
+        var out = Secret(capacity: n)
+        plain.withUnsafeBytes { _ = out.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        wipe(&plain); wipe(&key); des.wipe()
+        return out
     }
 
     /// First 8 bytes, zero-padded, each byte bit-reversed.
-    static func vncKey(_ password: [UInt8]) -> [UInt8] {
+    static func vncKey(_ password: UnsafeRawBufferPointer) -> [UInt8] {
         (0..<8).map { i in
             var b = i < password.count ? password[i] : 0
             var r: UInt8 = 0
@@ -43,6 +61,10 @@ public enum VNCAuth {
             return r
         }
     }
+
+    static func vncKey(_ password: [UInt8]) -> [UInt8] { password.withUnsafeBytes { vncKey($0) } }
+
+    static func wipe(_ a: inout [UInt8]) { Secret.wipe(&a) }
 }
 
 /// Single-block DES (FIPS 46-3), encryption and decryption. Bits are numbered as in FIPS:
@@ -50,6 +72,11 @@ public enum VNCAuth {
 /// Only for VNC authentication, a 1990s protocol quirk, never for protecting anything new.
 struct DESCipher {
     private var subkeys: [UInt64] = []   // 16 × 48 bits
+
+    /// Zeroes the key schedule (it gives the key back).
+    mutating func wipe() {
+        subkeys.withUnsafeMutableBytes { if let b = $0.baseAddress { explicit_bzero(b, $0.count) } }
+    }
 
     init(key: [UInt8]) {
         let k = DESCipher.load(key, at: 0)

@@ -55,7 +55,7 @@ extension ViewerWindow {
     /// A credential or trust question from the session thread: show it (closes the menu).
     func showPendingPrompt() {
         guard prompt == nil, let req = prompter?.takeRequest() else { return }
-        prompt = CredentialPrompt(req)
+        prompt = CredentialPrompt(req, prefill: prompter?.takePrefill())
         router?.closeMenu()
         SDL_StartTextInput()
         applyCursor()
@@ -70,11 +70,11 @@ extension ViewerWindow {
         case .ignored: return false
         case .redraw: return true
         case .submit:
-            prompter?.respond(p.isTrust ? .trust(true) : .credentials(p.takeCredentials()))
+            if p.isTrust { prompter?.respond(trust: true) } else { prompter?.respond(credentials: p.takeCredentials()) }
             closePrompt()
             return true
         case .cancel:
-            prompter?.respond(p.isTrust ? .trust(false) : .credentials(nil))
+            if p.isTrust { prompter?.respond(trust: false) } else { prompter?.respond(credentials: nil) }
             closePrompt()
             return true
         }

@@ -15,10 +15,11 @@ extension ViewerWindow {
         if prompter == nil {
             let s = session
             prompter = WindowPrompter { a in
-                switch a {
-                case .credentials(let c?): s.provideCredentials(c)
-                case .credentials(nil): s.cancelLogin("authentication cancelled")
-                case .trust(let ok): s.answerTrust(accepted: ok)
+                switch consume a {
+                case .credentials(let c):
+                    if let c { s.provideCredentials(c) } else { s.cancelLogin("authentication cancelled") }
+                case .trust(let ok):
+                    s.answerTrust(accepted: ok)
                 }
             }
         }
@@ -67,7 +68,9 @@ extension ViewerWindow {
             case .lockLights, .pointerMode, .powerControl, .powerControlFailed, .audioData, .audioEnded, .audioBegan:
                 remoteInputEvent(ev)
             case .credentialsRequired(let req):
-                prompter?.post(.credentials(req, username: knownUsername))
+                // a saved password the session would not send on its own: filled in, to confirm
+                let saved = session.takeCredentialPrefill()
+                prompter?.post(.credentials(req, username: knownUsername), prefill: saved)
                 showPendingPrompt()
             case .trustRequired(let id):
                 prompter?.post(.trust(id))

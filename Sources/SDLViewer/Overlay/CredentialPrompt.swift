@@ -12,14 +12,21 @@ final class CredentialPrompt {
 
     let request: PromptRequest
     private(set) var username: String
-    /// UTF-8 bytes typed so far; `passwordLengths` has each character's byte count (Backspace).
-    private(set) var password: [UInt8] = []
+    /// The longest password taken (the terminal's bound too).
+    static let maxPassword = 4096
+    /// UTF-8 bytes typed so far, in storage of their own that never moves (appending leaves no
+    /// old copy behind) and is zeroed when the prompt goes; `passwordLengths` has each
+    /// character's byte count (Backspace).
+    private(set) var password = Secret(capacity: CredentialPrompt.maxPassword)
     private var passwordLengths: [Int] = []
+    /// The password shown was filled in from the saved one (the session would not send it on
+    /// its own: the channel does not prove who the server is).
+    private(set) var filledFromSaved = false
     private(set) var focus: Field
     /// Where the fields and buttons are, in window points (set by the window after layout).
     var hitRects: [Field: ViewRect] = [:]
 
-    init(_ request: PromptRequest) {
+    init(_ request: PromptRequest, prefill: consuming Credentials? = nil) {
         self.request = request
         switch request {
         case .credentials(let req, let user):
@@ -28,6 +35,17 @@ final class CredentialPrompt {
         case .trust:
             username = ""
             focus = .cancel   // accepting takes a deliberate choice
+        }
+        if case .credentials(let req, _) = request, let saved = prefill {
+            if req.needsUsername && !saved.username.isEmpty { username = saved.username }
+            saved.password.withBytes { b in
+                guard password.append(b) else { return }
+                // one bullet per character: a new one at each byte that does not continue one
+                for byte in b { if byte & 0xc0 != 0x80 || passwordLengths.isEmpty { passwordLengths.append(1) } else { passwordLengths[passwordLengths.count - 1] += 1 } }
+            }
+            filledFromSaved = !password.isEmpty
+            // the saved password is there: Enter sends it (after the user name, when one is missing)
+            focus = req.needsUsername && username.isEmpty ? .username : .password
         }
     }
 
@@ -90,9 +108,9 @@ final class CredentialPrompt {
             switch focus {
             case .username: username.append(ch)
             case .password:
-                let b = Array(String(ch).utf8)
-                password += b
-                passwordLengths.append(b.count)
+                var one = String(ch)   // one character: held inline, no heap copy
+                let n = one.withUTF8 { u in password.append(UnsafeRawBufferPointer(u)) ? u.count : 0 }
+                if n > 0 { passwordLengths.append(n) }
             default: break
             }
         }
@@ -103,7 +121,6 @@ final class CredentialPrompt {
         case .username: if !username.isEmpty { username.removeLast() }
         case .password:
             guard let n = passwordLengths.popLast() else { return }
-            for i in (password.count - n)..<password.count { password[i] = 0 }
             password.removeLast(n)
         default: break
         }
@@ -115,20 +132,18 @@ final class CredentialPrompt {
         focus = f[(i + by + f.count) % f.count]
     }
 
-    /// The credentials typed; the prompt's own copy of the password is zeroed.
+    /// The credentials typed, handed over; the prompt's own bytes are zeroed.
     func takeCredentials() -> Credentials {
-        let c = Credentials(username: needsUsername ? username : "", password: password)
+        let c = Credentials(username: needsUsername ? username : "", password: password.duplicate())
         wipe()
         return c
     }
 
-    /// Overwrites the password bytes (Swift may have copied them elsewhere; this is the copy we own).
+    /// Zeroes the password (its storage is the only copy the prompt has).
     func wipe() {
-        password.withUnsafeMutableBufferPointer { b in
-            for i in b.indices { b[i] = 0 }
-        }
-        password.removeAll()
+        password.wipe()
         passwordLengths.removeAll()
+        filledFromSaved = false
     }
 
     // MARK: text shown
@@ -146,7 +161,8 @@ final class CredentialPrompt {
     var details: [String] {
         switch request {
         case .credentials(let r, _):
-            return ["Security: \(r.method)"]
+            guard filledFromSaved else { return ["Security: \(r.method)"] }
+            return ["Security: \(r.method)", "The saved password is filled in: \(r.method) does not prove who the server is."]
         case .trust(let id):
             var l: [String] = []
             if let e = id.verifyError { l.append("Not verified: \(e)") } else { l.append("No authority vouches for this key.") }

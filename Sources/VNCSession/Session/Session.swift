@@ -64,6 +64,10 @@ public final class Session: @unchecked Sendable {
     var recorder: SessionRecorder?
     var events: [EngineEvent] = []
     var commands: [Command] = []
+    /// What `provideCredentials` handed over, for the `.credentials` command.
+    var pendingCredentials: Credentials?
+    /// A saved value to fill in for the question waiting (`takeCredentialPrefill`).
+    var credentialPrefill: Credentials?
     /// The newest local clipboard text, prepared off every lock, not yet given to the engine;
     /// `cutTextGeneration` lets a newer text supersede an older one still being prepared.
     var pendingCutText: OutgoingCutText?

@@ -10,8 +10,10 @@ extension Session {
         case key(UInt32, down: Bool, xtKeycode: UInt32?)
         case desktopSize(width: Int, height: Int, screens: [Screen]?)
         case updateRequest(incremental: Bool)
-        case credentials(Credentials)
-        case trust(accepted: Bool)
+        /// `pendingCredentials` holds them (not copyable, so not in this queue).
+        case credentials
+        /// `known`: the identity is the one remembered (decided by the front end's evaluator).
+        case trust(accepted: Bool, known: Bool)
         case cancelLogin(String)
         case relativePointer(dx: Int, dy: Int, buttons: UInt16)
         case power(XvpAction)
@@ -100,14 +102,33 @@ extension Session {
     /// Only while the handshake waits: a late answer to a connection that is gone is dropped.
     private static func handshaking(_ s: State) -> Bool { s == .authenticating }
 
-    /// The credentials the user typed for `.credentialsRequired`.
-    public func provideCredentials(_ c: Credentials) {
-        enqueue(.credentials(c), when: Session.handshaking)
+    /// The credentials the user typed for `.credentialsRequired` (handed over, not copied).
+    public func provideCredentials(_ c: consuming Credentials) {
+        lock.lock()
+        guard Session.handshaking(_state) else { lock.unlock(); return }
+        pendingCredentials = consume c
+        commands.append(.credentials)
+        lock.unlock()
+        wake()
+    }
+
+    /// A saved value for the question just asked, which the session would not send on its own
+    /// (`.ask(prefill:)`): for the front end to fill in. Taken once; nil when there is none.
+    public func takeCredentialPrefill() -> Credentials? {
+        lock.lock()
+        defer { lock.unlock() }
+        return credentialPrefill.take()
     }
 
     /// The user's decision on `.trustRequired` (an accepted identity is remembered).
     public func answerTrust(accepted: Bool) {
-        enqueue(.trust(accepted: accepted), when: Session.handshaking)
+        enqueue(.trust(accepted: accepted, known: false), when: Session.handshaking)
+    }
+
+    /// An identity the front end's evaluator found to be the one remembered for this server
+    /// (`TrustDecision.known`): accepted, and the channel counts as authenticated.
+    public func answerTrustKnown() {
+        enqueue(.trust(accepted: true, known: true), when: Session.handshaking)
     }
 
     /// Nobody can answer (the user cancelled, no terminal): the connection fails with `reason`

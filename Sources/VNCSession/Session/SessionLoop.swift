@@ -91,7 +91,12 @@ extension Session {
         engine.onWorkerFailure = { [weak self] in self?.signalSessionThread() }
         lock.withLock { transport = t }
         defer {
-            lock.withLock { transport = nil }
+            lock.lock()
+            transport = nil
+            // credentials for this connection's questions go with it (zeroed as they go)
+            pendingCredentials = nil
+            credentialPrefill = nil
+            lock.unlock()
             t.close()
         }
         if isStopping { return (.stopped, release) }
@@ -292,12 +297,16 @@ extension Session {
                 do { try e.requestDesktopSize(width: w, height: h, screens: screens) } catch { log("remote resize: \(error)") }
             case .updateRequest(let incremental):
                 e.requestUpdate(incremental: incremental)
-            case .credentials(let cred):
+            case .credentials:
+                lock.lock()
+                let taken = pendingCredentials.take()
+                lock.unlock()
+                guard let cred = taken else { continue }
                 if case .credentialsRequired(let req)? = e.lastQuestion { answers.typed(req, cred) }
                 try e.provideCredentials(cred)
-            case .trust(let accepted):
+            case .trust(let accepted, let known):
                 guard case .trustRequired(let id)? = e.lastQuestion else { continue }
-                try e.answerTrust(accepted ? answers.accepted(id) : KnownHosts.notTrusted(id))
+                try e.answerTrust(known ? .known : accepted ? answers.accepted(id) : KnownHosts.notTrusted(id))
             case .cancelLogin(let reason):
                 if e.lastQuestion != nil { throw e.cancelHandshake(reason) }
             case .relativePointer(let dx, let dy, let buttons):
@@ -327,10 +336,15 @@ extension Session {
             for ev in more {
                 switch ev {
                 case .credentialsRequired(let req):
-                    if let cred = answers.credentials(req) {
+                    switch answers.credentials(req) {
+                    case .use(let cred):
                         do { try e.provideCredentials(cred) } catch { failure = error }
                         next += e.takeEvents()
                         continue
+                    case .ask(let prefill):
+                        lock.lock()
+                        credentialPrefill = prefill
+                        lock.unlock()
                     }
                 case .trustRequired(let id):
                     if let d = answers.trust(id) {
@@ -364,7 +378,7 @@ extension Session {
         if becameReady {
             log("security: \(e.securityDescription)")   // e.g. the VeNCrypt subtype and TLS version
             log("ready")
-            answers.loggedIn(e.settings.serverDescription, e.chosenMethod)
+            answers.loggedIn(e.settings.serverDescription, e.chosenMethod, e.peerIdentity)
         }
         if !out.isEmpty || becameReady || drew { wake() }
         if let failure { throw failure }

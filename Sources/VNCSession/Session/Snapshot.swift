@@ -145,11 +145,14 @@ extension Snapshot {
     static func answer(_ ev: EngineEvent, _ session: Session, _ options: SnapshotOptions) {
         switch ev {
         case .credentialsRequired(let req):
-            if let c = options.askCredentials?(req) { session.provideCredentials(c) }
-            else { session.cancelLogin(req.unansweredRefusal) }
+            let saved = session.takeCredentialPrefill()
+            let hasSaved = saved != nil
+            if let ask = options.askCredentials, let c = ask(req, saved) { session.provideCredentials(c) }
+            else { session.cancelLogin(hasSaved ? req.savedNotSentRefusal : req.unansweredRefusal) }
         case .trustRequired(let id):
             switch options.trust?(id) ?? .reject(id.unansweredRefusal) {
             case .accept: session.answerTrust(accepted: true)
+            case .known: session.answerTrustKnown()
             case .reject(let why): session.cancelLogin(why)
             }
         default: break

@@ -14,6 +14,28 @@ public enum TerminalPrompt {
     /// Reads one line from /dev/tty after writing `prompt` to it; with `echo` false the typed
     /// characters are not shown (terminal echo off, restored afterwards). nil at end of input.
     public static func readLine(_ prompt: String, echo: Bool) -> String? {
+        onTTY(prompt, echo: echo) { fd in
+            var line = Secret(capacity: maxLine)
+            guard readLine(fd, into: &line) else { return nil }
+            return line.withBytes { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    /// A password from /dev/tty after writing `prompt`, not echoed, read into a Secret (never
+    /// a String or a growing array, which would leave copies behind).
+    public static func readSecret(_ prompt: String) -> Secret? {
+        onTTY(prompt, echo: false) { fd in
+            var line = Secret(capacity: maxLine)
+            guard readLine(fd, into: &line) else { return nil }
+            return line
+        }
+    }
+
+    /// A line of at most 4 KiB: longer input is not a password anyone typed.
+    static let maxLine = 4096
+
+    /// `body` with /dev/tty open, `prompt` written, echo off unless `echo` (restored after).
+    private static func onTTY<R: ~Copyable>(_ prompt: String, echo: Bool, _ body: (Int32) -> R?) -> R? {
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -31,16 +53,30 @@ public enum TerminalPrompt {
                 _ = write(fd, "\n", 1)
             }
         }
-        var bytes: [UInt8] = []
+        return body(fd)
+    }
+
+    /// Reads one line from `fd` into `line` (its own storage); false at the end of input
+    /// before anything was read.
+    private static func readLine(_ fd: Int32, into line: inout Secret) -> Bool {
         var c: UInt8 = 0
-        // A line of at most 4 KiB: longer input is not a password anyone typed.
-        while bytes.count < 4096 {
+        defer { c = 0 }
+        while line.count < line.capacity {
             let n = read(fd, &c, 1)
-            if n <= 0 { if bytes.isEmpty { return nil }; break }
+            if n <= 0 { return !line.isEmpty }
             if c == 10 || c == 13 { break }
-            bytes.append(c)
+            withUnsafeBytes(of: &c) { _ = line.append($0) }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return true
+    }
+
+    /// A password is saved for this server, and the channel does not prove who the server is
+    /// (`CredentialRequest.authenticated`): whether to send it anyway.
+    public static func askSendSaved(_ req: CredentialRequest) -> Bool {
+        let msg = "\nA password is saved for \(req.server), but \(req.method) does not prove that this is that server "
+            + "(no certificate or key checked), so it is not sent without asking.\nSend the saved password? (yes/no) "
+        guard let a = readLine(msg, echo: true)?.lowercased() else { return false }
+        return a == "yes" || a == "y"
     }
 
     /// Shows an unverified identity and asks whether to trust it.
@@ -57,29 +93,46 @@ public enum TerminalPrompt {
     }
 }
 
+/// A secret the process keeps on purpose, shared by reference: VNC_PASSWORD or a password file,
+/// needed again for each reconnection. Its bytes exist once; each use gets a `copy()` that
+/// zeroes itself when it goes.
+public final class SharedSecret: Sendable {
+    private let secret: Secret
+    public init(_ s: consuming Secret) { secret = s }
+    public func copy() -> Secret { secret.duplicate() }
+}
+
 /// Secrets the process was started with, taken once and kept out of reach of others.
 public enum ProcessSecrets {
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var password: [UInt8]?
+    nonisolated(unsafe) private static var password: SharedSecret?
     nonisolated(unsafe) private static var taken = false
 
     /// First thing in `main`: no core dumps (a password in memory must not land in a core
     /// file), and VNC_PASSWORD read and removed from the environment, so no child process
-    /// (ssh for --via, secret-tool) inherits it.
+    /// (ssh for --via, secret-tool) inherits it; its bytes in the environment are zeroed too.
     public static func secureProcess() {
         _ = farcast_forbid_core_dumps()
         lock.withLock {
             if taken { return }
             taken = true
-            if let v = getenv("VNC_PASSWORD") { password = Array(String(cString: v).utf8) }
+            if let v = getenv("VNC_PASSWORD") {
+                let n = strlen(v)
+                password = SharedSecret(Secret(copying: UnsafeRawBufferPointer(start: v, count: n)))
+                explicit_bzero(v, n)
+            }
             unsetenv("VNC_PASSWORD")
         }
     }
 
     /// VNC_PASSWORD: as taken by `secureProcess`, else (a library user that never called it)
     /// from the environment.
-    public static var vncPassword: [UInt8]? {
-        lock.withLock { taken ? password : ProcessInfo.processInfo.environment["VNC_PASSWORD"].map { Array($0.utf8) } }
+    public static var vncPassword: SharedSecret? {
+        lock.withLock {
+            if taken { return password }
+            guard let v = getenv("VNC_PASSWORD") else { return nil }
+            return SharedSecret(Secret(copying: UnsafeRawBufferPointer(start: v, count: strlen(v))))
+        }
     }
 }
 
@@ -88,52 +141,47 @@ public struct CredentialSources: Sendable {
     /// VNC_USERNAME.
     public var username: String?
     /// From --password-file or VNC_PASSWORD.
-    public var password: [UInt8]?
+    public var password: SharedSecret?
     /// Ask on the terminal for whatever is missing.
     public var prompt: Bool
 
-    public init(username: String?, password: [UInt8]?, prompt: Bool) {
+    public init(username: String?, password: SharedSecret?, prompt: Bool) {
         self.username = username; self.password = password; self.prompt = prompt
     }
 
     /// From the environment (VNC_USERNAME, VNC_PASSWORD) unless a password file gave the password.
-    public static func fromEnvironment(passwordFromFile: [UInt8]?, prompt: Bool = TerminalPrompt.available) -> CredentialSources {
+    public static func fromEnvironment(passwordFromFile: SharedSecret?, prompt: Bool = TerminalPrompt.available) -> CredentialSources {
         let env = ProcessInfo.processInfo.environment
         let user = env["VNC_USERNAME"].flatMap { $0.isEmpty ? nil : $0 }
         let pw = passwordFromFile ?? ProcessSecrets.vncPassword
         return CredentialSources(username: user, password: pw, prompt: prompt)
     }
 
-    /// What the user gave when it is enough for `req`, else what `ask` returns (a prompt in the
-    /// viewer window; `ask` gets the user name already known, to pre-fill). No terminal prompt.
-    public func provider(asking ask: @escaping @Sendable (CredentialRequest, _ knownUsername: String?) -> Credentials?) -> CredentialProvider {
-        let s = self
-        return { req in
-            if let pw = s.password, !req.needsUsername || s.username != nil {
-                return Credentials(username: s.username ?? "", password: pw)
-            }
-            return ask(req, s.username)
-        }
-    }
-
-    /// nil when a piece is missing and prompting is off: the engine then says what to set.
+    /// The terminal's answer to what `answers` left open (`snapshot`, `record`): what the user
+    /// gave when it is enough, a saved password when the user says to send it, else asked;
+    /// nil when a piece is missing and prompting is off (the engine then says what to set).
     public var provider: CredentialProvider {
         let s = self
-        return { req in
+        return { req, saved in
+            if let pw = s.password, !req.needsUsername || s.username != nil {
+                return Credentials(username: s.username ?? "", password: pw.copy())
+            }
+            switch saved {
+            case .some(let c):
+                if s.prompt && TerminalPrompt.askSendSaved(req) { return c.duplicate() }
+            case .none:
+                break
+            }
             var user = s.username
-            var pw = s.password
             if req.needsUsername && user == nil {
                 guard s.prompt, let u = TerminalPrompt.readLine("User name for \(req.server) (\(req.method)): ", echo: true),
                       !u.isEmpty else { return nil }
                 user = u
             }
-            if pw == nil {
-                guard s.prompt, let p = TerminalPrompt.readLine("Password for \(req.needsUsername ? "\(user ?? "")@" : "")\(req.server): ", echo: false)
-                else { return nil }
-                pw = Array(p.utf8)
-            }
-            guard let pw else { return nil }
-            return Credentials(username: user ?? "", password: pw)
+            if let pw = s.password { return Credentials(username: user ?? "", password: pw.copy()) }
+            guard s.prompt, let p = TerminalPrompt.readSecret("Password for \(req.needsUsername ? "\(user ?? "")@" : "")\(req.server): ")
+            else { return nil }
+            return Credentials(username: user ?? "", password: p)
         }
     }
 }

@@ -1,9 +1,15 @@
 import Foundation
 import RFB
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Trust on first use for server identities no authority vouches for (self-signed or otherwise
 /// unverifiable certificates, RSA-AES server keys), like ssh's known_hosts.
-/// One line per server and kind: `host:port kind sha256-hex`; `#` starts a comment.
+/// One line per server and kind: `host:port kind sha256-hex`; `#` starts a comment. Kind `x509`
+/// or `rsa` is a pinned certificate or key; `x509-ca` says the host was reached with a
+/// certificate an authority verified (the first one's fingerprint, for reference): from then
+/// on any certificate or key nobody vouches for is a change, as a different pin is.
 public final class KnownHosts: Sendable {
     public let path: String
     private static let lock = NSLock()
@@ -66,13 +72,20 @@ public final class KnownHosts: Sendable {
         return out.joined(separator: ":")
     }
 
-    /// A remembered "kind hex" as "kind SHA-256 AB:CD:…".
+    /// A remembered "kind hex" as "kind SHA-256 AB:CD:…" (an x509-ca record as what it means).
     static func describe(_ remembered: String) -> String {
         let f = remembered.split(separator: " ")
         guard f.count == 2 else { return remembered }
+        if f[0] == authorityKind { return "a certificate verified by a certificate authority (x509-ca, first SHA-256 \(colon(String(f[1]))))" }
+        guard ServerIdentity.Kind(rawValue: String(f[0])) != nil else { return remembered }   // e.g. "security ARD"
         return "\(f[0]) SHA-256 \(colon(String(f[1])))"
     }
 
+    /// The kind of an `x509-ca` record: the host proved itself with a certificate an authority verified.
+    static let authorityKind = "x509-ca"
+
+    /// The remembered identity `id` is checked against: a pin of the same kind and fingerprint
+    /// is a match; another pin, a pin of another kind, or an `x509-ca` record is a change.
     public func lookup(_ id: ServerIdentity) -> Lookup {
         KnownHosts.lock.withLock {
             guard FileManager.default.fileExists(atPath: path) else { return .unknown }
@@ -80,16 +93,45 @@ public final class KnownHosts: Sendable {
                 return .unreadable("cannot read the known-hosts file \(path); no certificate or key can be checked against it")
             }
             let want = KnownHosts.hex(id.fingerprint)
+            var changed: Lookup?
             for (number, line) in KnownHosts.lines(of: text, naming: id.server) {
                 let f = line.split(separator: " ")
-                // identity lines only (kind x509 or rsa); other records share the file
+                // identity lines only (x509, rsa, x509-ca); other records share the file
                 guard f.count >= 3, !f[0].hasPrefix("#"), f[0] == id.server,
-                      ServerIdentity.Kind(rawValue: String(f[1])) != nil else { continue }
+                      ServerIdentity.Kind(rawValue: String(f[1])) != nil || f[1] == KnownHosts.authorityKind else { continue }
+                if f[1] == id.kind.rawValue && f[2] == want { return .match }
                 // another kind of key than before is a change too
-                return f[1] == id.kind.rawValue && f[2] == want ? .match : .mismatch(remembered: "\(f[1]) \(f[2])", line: number)
+                if changed == nil { changed = .mismatch(remembered: "\(f[1]) \(f[2])", line: number) }
             }
-            return .unknown
+            return changed ?? .unknown
         }
+    }
+
+    /// The first line recording anything of `server` (an identity, a security method): a host
+    /// reached before. nil when there is none (or no file).
+    func anyRecord(server: String) -> (line: Int, text: String)? {
+        KnownHosts.lock.withLock {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+            for (number, line) in KnownHosts.lines(of: text, naming: server) {
+                let f = line.split(separator: " ")
+                if f.count >= 3, f[0] == server { return (number, "\(f[1]) \(f[2])") }
+            }
+            return nil
+        }
+    }
+
+    /// Remembers that `server` proved itself with a certificate an authority verified (once:
+    /// later certificates may differ, as renewed ones do; what matters is that one verified).
+    public func rememberVerified(server: String, fingerprint: [UInt8]) {
+        guard !server.contains(" "), !server.contains("\n") else { return }
+        let known: Bool = KnownHosts.lock.withLock {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return false }
+            return KnownHosts.lines(of: text, naming: server).contains { _, line in
+                let f = line.split(separator: " ")
+                return f.count >= 3 && f[0] == server && f[1] == KnownHosts.authorityKind
+            }
+        }
+        if !known { try? append("\(server) \(KnownHosts.authorityKind) \(KnownHosts.hex(fingerprint))\n") }
     }
 
     /// Appends the identity (the file and its directory are created private to the user).
@@ -103,21 +145,24 @@ public final class KnownHosts: Sendable {
         try KnownHosts.lock.withLock { try appendLocked(line) }
     }
 
-    /// Appends a line (the file and its directory are created private to the user).
+    static let header = "# Farcast known hosts: host:port kind sha256 (kind x509 or rsa: a pinned certificate or key; x509-ca: a certificate an authority verified); host:port security METHOD is the strongest method used\n"
+
+    /// Appends a line (the file, made as `PrivateFile` makes files, and its directory are
+    /// private to the user; a link there is not followed).
     private func appendLocked(_ line: String) throws {
-        do {
-            let dir = (path as NSString).deletingLastPathComponent
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-            if !FileManager.default.fileExists(atPath: path) {
-                _ = FileManager.default.createFile(atPath: path, contents: Data("# Farcast known hosts: host:port kind sha256 (kind x509 or rsa); host:port security METHOD is the strongest method used\n".utf8),
-                                                   attributes: [.posixPermissions: 0o600])
-            }
-            guard let h = FileHandle(forWritingAtPath: path) else { throw ProtocolError("cannot write \(path)") }
-            defer { try? h.close() }
-            try h.seekToEnd()
-            try h.write(contentsOf: Data(line.utf8))
+        let dir = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        var fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+        var text = line
+        if fd < 0 && errno == ENOENT {
+            fd = try PrivateFile.create(path)
+            text = KnownHosts.header + line
         }
+        guard fd >= 0 else { throw ProtocolError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let ok = Array(text.utf8).withUnsafeBytes { PrivateFile.writeAll(fd, $0) }
+        guard ok else { throw ProtocolError("cannot write \(path): \(String(cString: strerror(errno)))") }
     }
 
     /// The strongest security method `server` was reached with (a `host security NAME` line).
@@ -144,24 +189,38 @@ public final class KnownHosts: Sendable {
         try? append("\(server) security \(method.listName)\n")
     }
 
-    /// The decision without asking: known and equal → accept; known and different → refuse
-    /// loudly; unknown → accept and remember with `acceptNew`, else nil (ask the user).
+    /// The decision without asking: known and equal → known (the channel is authenticated);
+    /// known and different, or a host that proved itself through an authority before → refuse
+    /// loudly; unknown → accept and remember with `acceptNew` when nothing at all is recorded
+    /// of the host (a kiosk trusts a first key only for a host it never reached), else nil
+    /// (ask the user).
     public func decision(_ id: ServerIdentity, acceptNew: Bool) -> TrustDecision? {
         let what = id.kind == .x509 ? "certificate" : "RSA-AES server key"
         switch lookup(id) {
         case .match:
-            return .accept
+            return .known
         case .mismatch(let old, let line):
             return .reject("""
                 WARNING: THE \(what.uppercased()) OF \(id.server) HAS CHANGED. Someone may be intercepting \
                 the connection, or the server got a new \(what). Now: \(id.kind.rawValue) SHA-256 \
                 \(KnownHosts.colon(KnownHosts.hex(id.fingerprint))); remembered (\(path) line \(line)): \
-                \(KnownHosts.describe(old)). Refusing to connect. If the change is expected, delete that line.
+                \(KnownHosts.describe(old)). Refusing to connect. \(old.hasPrefix(KnownHosts.authorityKind + " ")
+                    ? "If the certificate was verified through --x509-ca then, give it again; if the change is expected, delete that line."
+                    : "If the change is expected, delete that line.")
                 """)
         case .unreadable(let why):
             return .reject(why)
         case .unknown:
-            return acceptNew ? acceptAndRemember(id) : nil
+            guard acceptNew else { return nil }
+            if let (line, record) = anyRecord(server: id.server) {
+                return .reject("""
+                    the \(what) of \(id.server) is new (\(id.kind.rawValue) SHA-256 \(KnownHosts.colon(KnownHosts.hex(id.fingerprint)))), \
+                    and this host was reached before (\(path) line \(line): \(KnownHosts.describe(record))): a new \(what) is \
+                    trusted without asking only for a host never reached. Refusing to connect. If the server really has a new \
+                    \(what), accept it once without --trust-new-certificate, or delete that host's lines.
+                    """)
+            }
+            return acceptAndRemember(id)
         }
     }
 

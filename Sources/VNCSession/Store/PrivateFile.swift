@@ -82,6 +82,12 @@ public enum PrivateFile {
     /// link itself, never what it points to. The directory is made 0700 when missing, if asked.
     public static func replace(_ path: String, with bytes: [UInt8], makeDirectory: Bool = true,
                                onlyRegularFile: Bool = false) throws {
+        try bytes.withUnsafeBytes { try replace(path, with: $0, makeDirectory: makeDirectory, onlyRegularFile: onlyRegularFile) }
+    }
+
+    /// The same from raw bytes (a Secret's: the saved-credentials file).
+    public static func replace(_ path: String, with bytes: UnsafeRawBufferPointer, makeDirectory: Bool = true,
+                               onlyRegularFile: Bool = false) throws {
         if makeDirectory {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                                     withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -93,7 +99,7 @@ public enum PrivateFile {
         let tmp = path + ".tmp-\(getpid())"
         unlink(tmp)
         let fd = try create(tmp)
-        var ok = bytes.withUnsafeBytes { writeAll(fd, $0) }
+        var ok = writeAll(fd, bytes)
         ok = ok && fsync(fd) == 0
         close(fd)
         guard ok, rename(tmp, path) == 0 else {
