@@ -140,6 +140,23 @@ final class CredentialPromptTests: XCTestCase {
         XCTAssertEqual((result() ?? nil)?.username, "alice")
     }
 
+    /// A saved password the session would not send on its own (the channel proves nothing) is
+    /// filled in, one bullet per character, with the reason shown; Enter sends it as it is.
+    func testSavedPasswordIsFilledInAndSaysWhy() {
+        let req = CredentialRequest(method: "Apple Remote Desktop", needsUsername: true, server: "mac.local:5900", channel: .anonymous)
+        let (done, result) = askCredentials(req, username: nil, prefill: Credentials(username: "ann", password: Array("pässwörd".utf8)))
+        waitForPrompt()
+        XCTAssertEqual(window.prompt?.username, "ann")
+        XCTAssertEqual(window.prompt?.passwordCount, 8)
+        XCTAssertEqual(window.prompt?.focus, .password)
+        XCTAssertTrue(window.prompt?.details.contains { $0.contains("saved password is filled in") && $0.contains("does not prove") } ?? false,
+                      "\(window.prompt?.details ?? [])")
+        Synth.tap(SDL_SCANCODE_RETURN)
+        drain()
+        wait(for: [done], timeout: 5)
+        XCTAssertEqual(result() ?? nil, Given(username: "ann", password: Array("pässwörd".utf8)))
+    }
+
     func testEscCancelsAndNothingIsSent() {
         let p = prompter!
         let req = CredentialRequest(method: "Plain", needsUsername: true, server: "h:5900")
