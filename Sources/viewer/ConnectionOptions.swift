@@ -51,13 +51,13 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "CA certificates (PEM) for the X509 security types; default: the system's store.")
     var x509Ca: String?
 
-    @Flag(help: "Accept and remember a server certificate or RSA-AES key not seen before without asking (a changed one is still refused).")
+    @Flag(help: "Accept and remember a server certificate or RSA-AES key not seen before without asking, for a host never reached before (a changed one is still refused).")
     var trustNewCertificate = false
 
     @Option(help: "Known-hosts file for remembered certificates and keys (default ~/.config/farcast/known_hosts).")
     var knownHosts: String?
 
-    @Flag(help: "After a successful login, save the password given or typed: in the desktop's Secret Service (GNOME Keyring, KWallet) when one runs, else in ~/.config/farcast/credentials (mode 0600, plain text like .netrc). Saved passwords are used when none is given.")
+    @Flag(help: "After a successful login, save the password given or typed: in the desktop's Secret Service (GNOME Keyring, KWallet) when one runs, else in ~/.config/farcast/credentials (mode 0600, plain text like .netrc). Saved passwords are used when none is given, on their own only for a server whose certificate or key is checked (otherwise asked, filled in).")
     var savePassword = false
 
     @Flag(help: "Ask the server to disconnect other clients.")
