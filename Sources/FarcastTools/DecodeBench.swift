@@ -55,6 +55,7 @@ public enum DecodeBench {
         var settings = ClientSettings()
         settings.password = Array("recorded".utf8)  // the response is discarded; the recorded result follows
         settings.decodeThreads = max(1, threads)
+        settings.refusesUnoffered = false   // the recorded session negotiated its encodings
         var best: BenchResult? = nil
         var lastFB: Framebuffer? = nil
         for _ in 0..<max(1, repeats) {

@@ -90,7 +90,8 @@ final class H264DecoderTests: XCTestCase {
     func testParameterSetsAloneDrawNothing() throws {
         let s = try FFmpeg.encode("testsrc2", w: 32, h: 32, frames: 2, name: "params")
         // SPS and PPS lead the first frame; sent in a rect of their own they change no pixel
-        let units = s.frames[0].withUnsafeBufferPointer { AnnexB.nalStarts($0.baseAddress!, count: $0.count) }
+        var units: [Int] = []
+        s.frames[0].withUnsafeBufferPointer { b in AnnexB.forEachNAL(b.baseAddress!, count: b.count) { start, _ in units.append(start) } }
         let sliceStart = units.first { s.frames[0][$0] & 0x1f == 5 || s.frames[0][$0] & 0x1f == 6 }!
         let params = Array(s.frames[0][..<(sliceStart - 3)]), rest = Array(s.frames[0][(sliceStart - 3)...])
         let fb = Framebuffer(width: 32, height: 32)

@@ -16,22 +16,26 @@ final class H264RobustnessTests: XCTestCase {
         }
     }
 
-    func testAnnexBSplitting() {
-        // SPS, PPS, IDR slice | slice (first_mb 0) + slice (first_mb 1) | AUD, slice
-        let sps: [UInt8] = [0, 0, 0, 1, 0x67, 0x42], pps: [UInt8] = [0, 0, 1, 0x68, 0xce]
-        let idr: [UInt8] = [0, 0, 1, 0x65, 0x88, 0x80], p0: [UInt8] = [0, 0, 1, 0x41, 0x9a, 0x01]
-        let p1: [UInt8] = [0, 0, 1, 0x41, 0x40, 0x02], aud: [UInt8] = [0, 0, 0, 1, 0x09, 0xf0]
-        let data = sps + pps + idr + p0 + p1 + aud + p0
-        let units = data.withUnsafeBufferPointer {
-            try? AnnexB.accessUnits($0.baseAddress!, count: $0.count, rect: Rect(x: 0, y: 0, w: 1, h: 1))
-        }
-        let a = sps.count + pps.count + idr.count, b = a + p0.count + p1.count
-        XCTAssertEqual(units?.map(\.range), [0..<a, a..<(b + 1), (b + 1)..<data.count])
-        XCTAssertEqual(units?.map(\.hasSlice), [true, true, true])
-        let alone = (sps + pps).withUnsafeBufferPointer {
-            try? AnnexB.accessUnits($0.baseAddress!, count: $0.count, rect: Rect(x: 0, y: 0, w: 1, h: 1))
-        }
-        XCTAssertEqual(alone, [AnnexB.AccessUnit(range: 0..<(sps.count + pps.count), hasSlice: false)])
+    func testParameterSetIDsAndSlices() throws {
+        // SPS id 3 behind profile 0, constraints 0 and an emulation-prevention byte, level 1
+        // (ue(3) = 00100); PPS ids 0 (ue(0) = 1) and 200 (ue(200) = 0000000 11001001); an IDR slice
+        let sps: [UInt8] = [0, 0, 0, 1, 0x67, 0x00, 0x00, 0x03, 0x01, 0b0010_0000]
+        let pps0: [UInt8] = [0, 0, 1, 0x68, 0xce]
+        let pps200: [UInt8] = [0, 0, 1, 0x68, 0x01, 0x93]
+        let idr: [UInt8] = [0, 0, 1, 0x65, 0x88, 0x80]
+        var bits = RBSPBits([0x00, 0x00, 0x03, 0x01, 0x20], count: 5)
+        bits.skip(24)
+        XCTAssertEqual(bits.ue(), 3)
+        let data = sps + pps0 + pps200 + pps0 + idr
+        var s = IDSet(), p = IDSet()
+        try data.withUnsafeBufferPointer { try AnnexB.scan($0.baseAddress!, count: $0.count, rect: Rect(x: 0, y: 0, w: 1, h: 1), sps: &s, pps: &p) }
+        var s3 = IDSet(); s3.insert(3)
+        var p0200 = IDSet(); p0200.insert(0); p0200.insert(200)
+        XCTAssertEqual(s, s3)
+        XCTAssertEqual(p, p0200)
+        XCTAssertEqual(p.count, 2)
+        XCTAssertTrue(idr.withUnsafeBufferPointer { AnnexB.hasSlice($0.baseAddress!, count: $0.count) })
+        XCTAssertFalse((sps + pps0).withUnsafeBufferPointer { AnnexB.hasSlice($0.baseAddress!, count: $0.count) })
     }
 
     func testNotAnnexB() {
@@ -49,7 +53,8 @@ final class H264RobustnessTests: XCTestCase {
         expectError(rect: r, OpenH264.payload(s.frames[1]), "H.264 rect 64x48+0+0: the decoder rejected the data")
         // a sequence parameter set of garbage (here it reads as a 16x16 picture)
         var badSPS = s.frames[0]
-        let starts = badSPS.withUnsafeBufferPointer { AnnexB.nalStarts($0.baseAddress!, count: $0.count) }
+        var starts: [Int] = []
+        badSPS.withUnsafeBufferPointer { b in AnnexB.forEachNAL(b.baseAddress!, count: b.count) { start, _ in starts.append(start) } }
         for i in (starts[0] + 1)..<(starts[1] - 4) { badSPS[i] = 0xff }
         expectError(rect: r, OpenH264.payload(badSPS), "H.264 rect 64x48+0+0: ")
         // slice data overwritten and cut short: libavcodec conceals what it can or refuses;
@@ -72,7 +77,8 @@ final class H264RobustnessTests: XCTestCase {
     func testLengthPastTheLimit() {
         let r = Rect(x: 0, y: 0, w: 16, h: 16)
         let limit = H264Decoder.maxLength(r)
-        XCTAssertEqual(limit, 64 * 64 * 4 * 2 + 65536)
+        // frames up to 64 pixels larger each way, the width in libavcodec's 64-pixel rows
+        XCTAssertEqual(limit, 128 * 80 * 4 * 2 + 65536)
         // refused from the header alone: nothing is buffered or allocated for it
         expectError(rect: r, be32(limit + 1) + be32(0), "H.264 rect 16x16+0+0: length \(limit + 1) exceeds the limit of \(limit) bytes")
         expectError(rect: r, be32(0xffff_ffff) + be32(0), "exceeds the limit")

@@ -135,9 +135,18 @@ func region(_ px: [UInt32], fbw: Int, _ r: Rect) -> [UInt32] {
     (r.y..<r.maxY).flatMap { y in px[(y * fbw + r.x)..<(y * fbw + r.maxX)] }
 }
 
+extension ClientSettings {
+    /// What the viewer's window offers (a JPEG quality, so H.264 too): H.264 sessions are decoded.
+    static var offeringH264: ClientSettings {
+        var s = ClientSettings()
+        s.jpegQuality = 8
+        return s
+    }
+}
+
 /// Feeds `session` to a fresh engine in chunks of `chunk` bytes; the engine and its framebuffer.
-func runEngine(_ session: [UInt8], chunk: Int = Int.max) throws -> ClientEngine {
-    let e = ClientEngine(settings: ClientSettings())
+func runEngine(_ session: [UInt8], chunk: Int = Int.max, settings: ClientSettings = .offeringH264) throws -> ClientEngine {
+    let e = ClientEngine(settings: settings)
     var at = 0
     while at < session.count {
         let n = min(chunk, session.count - at)

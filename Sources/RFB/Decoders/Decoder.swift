@@ -19,12 +19,19 @@ public protocol RectDecoder: AnyObject {
     /// lock and takes `fb.lock.withWriterLock` only around its writes to the framebuffer, so
     /// the front end is never held back by a long decode. The engine then calls it unlocked.
     var locksFramebufferItself: Bool { get }
+    /// Pixels of work the last `decode` did beyond its rect's area (H.264: each picture after
+    /// the first), counted against the engine's work budget like the area itself.
+    var extraWork: Int { get }
+    /// The update the last rects belonged to has ended (per-update limits start again).
+    func updateEnded()
 }
 
 extension RectDecoder {
     public func reset() {}
     public var deferredLastRect: Bool { false }
     public var locksFramebufferItself: Bool { false }
+    public var extraWork: Int { 0 }
+    public func updateEnded() {}
 }
 
 /// A decoder that can hand big rects to worker threads: the engine gives it the connection's

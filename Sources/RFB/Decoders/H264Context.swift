@@ -4,16 +4,42 @@ import Glibc
 import CAVCodec
 import Synchronization
 
-/// One libavcodec H.264 decoder: Open H.264 keeps one per rect. Frames come out as soon as
-/// their access unit goes in (low delay, slice threads only), and the newest is converted
-/// by libswscale to the framebuffer's 0x00RRGGBB, as FFmpeg's own scale filter would.
+/// One Open H.264 context (a rect's stream): libavcodec's H.264 parser, which cuts the rect's
+/// data into access units exactly as FFmpeg cuts a stream, and its H.264 decoder, which
+/// takes them one by one. Frames come out as soon as their access unit goes in (low delay,
+/// slice threads only), and the newest is converted by libswscale to the framebuffer's
+/// 0x00RRGGBB, as FFmpeg's own scale filter would. Used from the session thread only.
 final class H264Context {
     /// Rects from this size on (a 640x400 window) decode on slice threads.
     static let threadedArea = 1 << 18
+    /// Pictures libavcodec may hold at once beyond the references a stream declares: the one
+    /// being decoded, the newest (kept until it is shown) and one on its way out. Its whole
+    /// picture store is 36 (H264_MAX_PICTURE_COUNT); references and reordering are 16 each.
+    static let picturesBeyondReferences = 3
+    static let maxPicturesHeld = 36
+    /// libavcodec's own memory per context, measured (mallinfo2) on FFmpeg 5.1 (see
+    /// H264MemoryTests): the decoder's state, its tables and the parser, with no picture yet.
+    static let contextBytes = 1 << 20
+    /// Per picture beyond its pixels: motion vectors, reference indices, macroblock types and
+    /// quantisers, about 150 bytes a macroblock in FFmpeg 5.1; rounded up.
+    static let sideBytesPerMacroblock = 256
+    /// One sequence and one picture parameter set as FFmpeg 5.1 stores them (its SPS and PPS
+    /// structs: a PPS carries its dequantisation tables, 170 KiB), kept by the decoder and by
+    /// the parser alike.
+    static let spsBytes = 2 * (8 << 10)
+    static let ppsBytes = 2 * (176 << 10)
+    /// Access units the parser may hand back without taking a byte in a row: it does so once
+    /// after a flush (the next rect's first unit ends the flushed one), never twice.
+    static let maxStalls = 2
+
     let rect: Rect
     /// For least-recently-used eviction.
     var lastUsed: UInt64 = 0
     private var codec: UnsafeMutablePointer<AVCodecContext>?
+    /// The parser's own codec context, never opened: the parser writes its guesses (size,
+    /// profile) there, not into the decoder's.
+    private var parserCodec: UnsafeMutablePointer<AVCodecContext>?
+    private var parser: UnsafeMutablePointer<AVCodecParserContext>?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var received: UnsafeMutablePointer<AVFrame>?
     /// The newest frame of the rect being decoded (only the last one is shown).
@@ -21,10 +47,13 @@ final class H264Context {
     /// A VA-API frame copied to memory.
     private var transferred: UnsafeMutablePointer<AVFrame>?
     private var sws: OpaquePointer?
-    /// Parameter sets or SEI that came without a slice: libavcodec takes them only together
-    /// with a picture ("no frame!" otherwise), so they wait for the next one. At most one
-    /// rect's data (the length limit).
-    private var waiting: [UInt8] = []
+    /// The parameter sets this context was sent, by id (memory).
+    private var spsSeen = IDSet(), ppsSeen = IDSet()
+    /// The largest access unit so far: the parser keeps a buffer that size.
+    private var largestUnit = 0
+    /// One picture's bytes (its planes), from the last frame decoded.
+    private var pictureBytes = 0
+    private var picturesHeld = 0
 
     /// `maxFramePixels` bounds what libavcodec allocates for a frame (its SPS is server data).
     /// `hwDevice`, when given, lets libavcodec decode on the GPU through VA-API.
@@ -35,11 +64,16 @@ final class H264Context {
             throw ProtocolError("H.264 rect \(rect): this FFmpeg has no H.264 decoder")
         }
         codec = avcodec_alloc_context3(dec)
+        parserCodec = avcodec_alloc_context3(nil)
+        parser = av_parser_init(Int32(AV_CODEC_ID_H264.rawValue))
         packet = av_packet_alloc()
         received = av_frame_alloc(); latest = av_frame_alloc(); transferred = av_frame_alloc()
-        guard let c = codec, packet != nil, received != nil, latest != nil, transferred != nil else {
+        guard let c = codec, let pc = parserCodec, parser != nil, packet != nil, received != nil, latest != nil,
+              transferred != nil else {
             throw ProtocolError("H.264 rect \(rect): out of memory for a decoder")
         }
+        pc.pointee.codec_type = AVMEDIA_TYPE_VIDEO
+        pc.pointee.codec_id = AV_CODEC_ID_H264
         // No frame threads and no reordering delay: each rect shows its own frame at once.
         // Slice threads (as many as cores) only for large rects: 64 small contexts would
         // otherwise start a pool each.
@@ -56,42 +90,75 @@ final class H264Context {
     }
 
     deinit {
+        av_parser_close(parser)
+        avcodec_free_context(&parserCodec)
         avcodec_free_context(&codec)
         av_packet_free(&packet)
         av_frame_free(&received); av_frame_free(&latest); av_frame_free(&transferred)
         sws_freeContext(sws)
     }
 
-    /// Decodes one access unit; the newest frame it yields replaces `latest`.
-    func decode(_ unit: UnsafePointer<UInt8>, count: Int, hasSlice: Bool, probe: LibraryProbe?) throws {
+    /// Cuts `data[0..<count]` into access units with libavcodec's parser and decodes each;
+    /// the parser is flushed at the end, so the rect's last picture comes out in this rect.
+    /// `data` must be followed by AV_INPUT_BUFFER_PADDING_SIZE readable zero bytes (the parser
+    /// reads ahead). `willDecode` runs before each access unit goes to the decoder (the
+    /// caller's caps: it throws to stop). The newest frame replaces `latest`.
+    func decode(_ data: UnsafePointer<UInt8>, count: Int, probe: LibraryProbe?, willDecode: () throws -> Void) throws {
+        guard let c = parserCodec, let p = parser else { return }
+        guard count <= Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
+            throw ProtocolError("H.264 rect \(rect): \(count) bytes are more than libavcodec takes at once")
+        }
+        try AnnexB.scan(data, count: count, rect: rect, sps: &spsSeen, pps: &ppsSeen)
+        if let newest = latest { av_frame_unref(newest) }
+        var at = 0
+        var stalls = 0
+        var flushed = false
+        while !flushed {
+            // the data, then an empty call: the end of the stream, which flushes the last unit
+            let left = count - at
+            flushed = left == 0
+            var unit: UnsafeMutablePointer<UInt8>?
+            var size: Int32 = 0
+            let used = av_parser_parse2(p, c, &unit, &size, flushed ? nil : data + at, Int32(left),
+                                        cav_nopts_value(), cav_nopts_value(), 0)
+            at += max(0, Int(used))
+            if let unit, size > 0 {
+                stalls = 0
+                try willDecode()
+                try send(unit, count: Int(size), probe: probe)
+            } else if used <= 0 && !flushed {
+                stalls += 1
+                if stalls > H264Context.maxStalls {
+                    throw ProtocolError("H.264 rect \(rect): libavcodec's parser stopped at byte \(at) of \(count)")
+                }
+            }
+        }
+    }
+
+    /// One access unit to the decoder; the newest frame it yields replaces `latest`.
+    private func send(_ unit: UnsafeMutablePointer<UInt8>, count: Int, probe: LibraryProbe?) throws {
         guard let c = codec, let pkt = packet, let frame = received, let newest = latest else { return }
-        if !hasSlice {
-            if waiting.count + count > H264Decoder.maxLength(rect) { waiting.removeAll() }
-            waiting.append(contentsOf: UnsafeBufferPointer(start: unit, count: count))
-            return
-        }
-        // a reference-counted, zero-padded copy: libavcodec keeps it without copying again
-        let total = waiting.count + count
-        if total > Int(Int32.max) || av_new_packet(pkt, Int32(total)) < 0 {
-            throw ProtocolError("H.264 rect \(rect): cannot make a packet of \(total) bytes")
-        }
-        defer { av_packet_unref(pkt) }
-        waiting.withUnsafeBufferPointer { w in
-            if let b = w.baseAddress { pkt.pointee.data.update(from: b, count: w.count) }
-        }
-        (pkt.pointee.data + waiting.count).update(from: unit, count: count)
-        waiting.removeAll(keepingCapacity: true)
+        largestUnit = max(largestUnit, count)
+        // not reference-counted: libavcodec copies it into a padded buffer of its own
+        pkt.pointee.data = unit
+        pkt.pointee.size = Int32(count)
+        defer { pkt.pointee.data = nil; pkt.pointee.size = 0 }
         AVLog.clear()
         let token = probe?.enter(.avcodec)
         defer { if let token { probe?.leave(.avcodec, token) } }
         var rc = avcodec_send_packet(c, pkt)
-        if rc < 0 { throw rejected(rc) }
+        if rc < 0 {
+            // parameter sets or SEI alone: libavcodec takes them, then says "no frame!"
+            if rc == cav_error_invaliddata() && !AnnexB.hasSlice(unit, count: count) { return }
+            throw rejected(rc)
+        }
         while true {
             rc = avcodec_receive_frame(c, frame)
-            if rc == cav_error_eagain() || rc == cav_error_eof() { return }
+            if rc == cav_error_eagain() || rc == cav_error_eof() { break }
             if rc < 0 { throw rejected(rc) }
             av_frame_unref(newest)
             av_frame_move_ref(newest, frame)
+            notePicture(newest)
         }
     }
 
@@ -101,10 +168,44 @@ final class H264Context {
         return ProtocolError("H.264 rect \(rect): the decoder rejected the data (\(avError(rc))\(detail.isEmpty ? "" : ": " + detail))")
     }
 
-    /// Draws the newest decoded frame (if any) into the rect, cropped to it, then drops it.
-    /// Returns false when the data held no picture.
-    func drawLatest(into fb: Framebuffer, scratch: ScratchBuffer) throws -> Bool {
-        guard let newest = latest, newest.pointee.width > 0 else { return false }
+    /// What a picture of this stream costs, and how many the decoder may keep.
+    private func notePicture(_ f: UnsafeMutablePointer<AVFrame>) {
+        var bytes = 0
+        withUnsafeBytes(of: &f.pointee.buf) { raw in
+            for i in 0..<Int(AV_NUM_DATA_POINTERS) {
+                let ref = raw.load(fromByteOffset: i * MemoryLayout<UnsafeMutablePointer<AVBufferRef>?>.stride,
+                                   as: UnsafeMutablePointer<AVBufferRef>?.self)
+                if let ref { bytes += Int(ref.pointee.size) }
+            }
+        }
+        let w = Int(f.pointee.width), h = Int(f.pointee.height)
+        let macroblocks = ((w + 15) / 16) * ((h + 15) / 16)
+        // a VA-API frame's pixels are on the GPU; its transfer copy is here, 4:2:0
+        if f.pointee.format == AV_PIX_FMT_VAAPI.rawValue { bytes = w * h * 3 / 2 }
+        pictureBytes = bytes + macroblocks * H264Context.sideBytesPerMacroblock
+        if let c = codec {
+            let refs = Int(max(0, c.pointee.refs)) + Int(max(0, c.pointee.has_b_frames))
+            picturesHeld = min(H264Context.maxPicturesHeld, refs + H264Context.picturesBeyondReferences)
+        }
+    }
+
+    /// Bytes this context makes libavcodec hold, as far as they can be known from outside:
+    /// its pictures (the picture store grows to the most held at once and stays), the
+    /// parameter sets it was sent, the parser's buffer, the decoder's own state.
+    var memoryBytes: Int {
+        H264Context.contextBytes + picturesHeld * pictureBytes + spsSeen.count * H264Context.spsBytes
+            + ppsSeen.count * H264Context.ppsBytes + largestUnit
+    }
+
+    /// For messages: what `memoryBytes` is made of.
+    var memoryDescription: String {
+        "\(picturesHeld) pictures of \(pictureBytes >> 10) KiB, \(spsSeen.count) SPS and \(ppsSeen.count) PPS"
+    }
+
+    /// The newest decoded frame (if any) converted into `scratch` whole, then dropped: where
+    /// its first pixel is and its row stride in pixels. Nil when the data held no picture.
+    func convertLatest(scratch: ScratchBuffer) throws -> (pixels: UnsafeMutablePointer<UInt32>, stride: Int)? {
+        guard let newest = latest, newest.pointee.width > 0 else { return nil }
         defer { av_frame_unref(newest) }
         var src = newest
         if newest.pointee.format == AV_PIX_FMT_VAAPI.rawValue, let sw = transferred {
@@ -119,15 +220,14 @@ final class H264Context {
         guard fw >= rect.w && fh >= rect.h else {
             throw ProtocolError("H.264 rect \(rect): the decoded frame is \(fw)x\(fh), smaller than the rect")
         }
-        try convert(src, width: fw, height: fh, fb: fb, scratch: scratch)
-        return true
+        return try convert(src, width: fw, height: fh, scratch: scratch)
     }
 
-    /// The whole frame into `scratch`, then the rect's part into the framebuffer. Converting
-    /// the whole frame is what FFmpeg does before any crop; a scratch buffer of our own keeps
-    /// swscale's SIMD row ends (it writes whole groups of 8 pixels) out of the neighbours.
+    /// The whole frame into `scratch`: converting the whole frame is what FFmpeg does before
+    /// any crop, and a scratch buffer of our own keeps swscale's SIMD row ends (it writes whole
+    /// groups of 8 pixels) out of the framebuffer.
     private func convert(_ f: UnsafeMutablePointer<AVFrame>, width fw: Int, height fh: Int,
-                         fb: Framebuffer, scratch: ScratchBuffer) throws {
+                         scratch: ScratchBuffer) throws -> (pixels: UnsafeMutablePointer<UInt32>, stride: Int) {
         let fmt = AVPixelFormat(rawValue: f.pointee.format)
         sws = sws_getCachedContext(sws, Int32(fw), Int32(fh), fmt, Int32(fw), Int32(fh), AV_PIX_FMT_BGR0,
                                    SWS_BICUBIC, nil, nil, nil)
@@ -154,13 +254,7 @@ final class H264Context {
         guard rows == Int32(fh) else {
             throw ProtocolError("H.264 rect \(rect): colour conversion of the \(fw)x\(fh) frame failed")
         }
-        // crop to the rect; the framebuffer's pixels keep their top byte zero
-        let px = aligned.assumingMemoryBound(to: UInt32.self)
-        for y in 0..<rect.h {
-            let s = px + y * stride
-            let d = fb.row(rect.y + y) + rect.x
-            for x in 0..<rect.w { d[x] = s[x] & 0x00ff_ffff }
-        }
+        return (aligned.assumingMemoryBound(to: UInt32.self), stride)
     }
 
     /// The frame's signalled matrix and range, as FFmpeg's scale filter reads them; streams

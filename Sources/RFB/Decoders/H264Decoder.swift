@@ -2,28 +2,62 @@ import CAVCodec
 
 /// Open H.264 (encoding 50): u32 length, u32 flags, then `length` bytes of Annex B H.264.
 /// Each rect (x, y, w, h) has its own decoder context, as the specification says; flag bit 0
-/// resets the rect's context, bit 1 all of them. A rect's data may hold several frames (the
-/// last is shown) or none (parameter sets alone); frames larger than the rect are cropped.
+/// resets the rect's context, bit 1 all of them. libavcodec's own parser cuts a rect's data
+/// into access units (as TigerVNC's decoder does), so any slice count or parameter-set
+/// placement splits as FFmpeg splits it; a rect may hold several pictures (the last is shown)
+/// or none (parameter sets alone), and frames larger than the rect are cropped.
+///
+/// The codec work runs outside the framebuffer lock, which is taken only to copy the finished
+/// picture in. Every picture counts against the engine's work budget, and pictures per rect
+/// and per update are capped; contexts are bounded in number, in area and in memory.
 final class H264Decoder: RectDecoder {
     static let resetContextFlag: UInt32 = 1
     static let resetAllContextsFlag: UInt32 = 2
     /// As TigerVNC and noVNC: past 64 contexts the least recently used one goes.
     static let maxContexts = 64
     /// Frames may exceed their rect by the padding encoders add: whole macroblocks (16),
-    /// 32 or 64 for hardware encoders. libavcodec allocates no larger frame for a context.
+    /// 32 or 64 for hardware encoders, in each direction (a 683x768 rect came coded 688x776).
     static let framePadding = 64
+    /// libavcodec checks a frame's width rounded up to its SIMD row alignment (up to 64
+    /// pixels) times its height against `max_pixels`.
+    static let rowAlignment = 64
     /// All contexts' rects together may cover the framebuffer twice (a full-screen context
     /// beside window-sized ones); beyond that the least recently used go, so a server cannot
     /// make us hold 64 full-screen decoders.
     static let contextAreaFactor = 2
+    /// Pictures (access units) in one rect. Servers send one a rect, and at times two when a
+    /// frame was queued behind another (as in the report this limit came with); a server that
+    /// fell behind by more than a second at 60 frames a second should drop frames, not send
+    /// them all. Past this a rect is refused: 20,000 skipped 1080p pictures in one 527 KB rect
+    /// cost 32.7 s of CPU, 64 of them cost about 0.1 s.
+    static let maxPicturesPerRect = 64
+    /// Decoded pixels in one update, in framebuffers: a server sends each context once an
+    /// update, so an update holds at most a screen of pictures per picture a rect may carry.
+    static let maxScreensPerUpdate = maxPicturesPerRect
+    /// Memory all contexts (and the shared conversion buffer) may hold: a 4K context with a
+    /// few references is 60-100 MB in libavcodec, and 256 parameter sets a context alone are
+    /// 90 MB; beyond the larger of these the least recently used contexts go. A context that
+    /// needs more on its own ends the connection.
+    static let minMemoryBudget = 256 << 20
+    /// ...or, for framebuffers past 16 Mpixel, this much per framebuffer pixel: a full-screen
+    /// context with its references and the conversion buffer.
+    static let memoryBudgetPerPixel = 16
+    /// The copy of a rect's data the parser reads (it needs zeros past the end) is kept for
+    /// the next rect up to this size (a 1080p picture is rarely more); larger ones are freed.
+    static let keptInputBytes = 1 << 20
 
     private let probe: LibraryProbe?
     private let tryHardware: Bool
     private var contexts: [H264Context] = []
     private var tick: UInt64 = 0
     private let scratch = ScratchBuffer()
+    private var input: [UInt8] = []
     private var hwDevice: UnsafeMutablePointer<AVBufferRef>?
     private var hwTried = false
+    /// Pixels of pictures decoded since the last update ended.
+    private var decodedInUpdate = 0
+    /// See `RectDecoder.extraWork`.
+    private(set) var extraWork = 0
 
     /// `tryHardware`: decode through VA-API when the machine has it (software otherwise).
     init(probe: LibraryProbe? = nil, tryHardware: Bool = true) {
@@ -33,22 +67,38 @@ final class H264Decoder: RectDecoder {
 
     deinit { av_buffer_unref(&hwDevice) }
 
+    /// Called unlocked by the engine: the decode runs outside the framebuffer lock.
+    var locksFramebufferItself: Bool { true }
+
     /// Contexts alive now (tests).
     var contextRects: [Rect] { contexts.map(\.rect) }
 
+    /// Bytes all contexts and the conversion buffer hold, as `H264Context.memoryBytes` counts (tests).
+    var memoryBytes: Int { contexts.reduce(scratch.capacity) { $0 + $1.memoryBytes } }
+
     static func maxFramePixels(_ r: Rect) -> Int {
-        let p = framePadding
-        return ((r.w + p - 1) / p * p) * ((r.h + p - 1) / p * p)
+        let a = rowAlignment
+        return (r.w + framePadding + a - 1) / a * a * (r.h + framePadding)
     }
 
     /// Eight bytes per pixel of the padded frame, +64 KiB for parameter sets: H.264's worst
     /// case (PCM macroblocks) is 1.5 bytes per pixel, so several frames fit in one rect.
     static func maxLength(_ r: Rect) -> Int { Limits.maxCompressedLength(rawSize: maxFramePixels(r) * 4) }
 
-    func reset() { contexts.removeAll() }
+    static func memoryBudget(framebufferPixels: Int) -> Int {
+        max(minMemoryBudget, framebufferPixels * memoryBudgetPerPixel)
+    }
+
+    func reset() {
+        contexts.removeAll()
+        decodedInUpdate = 0
+    }
+
+    func updateEnded() { decodedInUpdate = 0 }
 
     func decode(rect: Rect, reader: inout ByteReader, fb: Framebuffer, pf: PixelConverter, resume: Bool) throws {
         // One unit per rect: decoder state cannot be rewound, so every byte is buffered first.
+        extraWork = 0
         try reader.require(8)
         let length = Int(try reader.u32())
         let flags = try reader.u32()
@@ -63,12 +113,65 @@ final class H264Decoder: RectDecoder {
             contexts.removeAll { $0.rect == rect }
         }
         if length == 0 || rect.isEmpty { return }
-        let units = try AnnexB.accessUnits(data, count: length, rect: rect)
         let ctx = try context(for: rect, fb: fb)
-        for u in units {
-            try ctx.decode(data + u.range.lowerBound, count: u.range.count, hasSlice: u.hasSlice, probe: probe)
+        let pictures = try decodeUnits(data, count: length, ctx: ctx, rect: rect, fb: fb)
+        extraWork = max(0, pictures - 1) * rect.area
+        try fitMemory(keeping: ctx, fb: fb)
+        guard let frame = try ctx.convertLatest(scratch: scratch) else { return }
+        // only the copy into the rect holds the lock; the front end may read between bands
+        fb.lock.withWriterLock {
+            let band = fb.bandRows(rect.w)
+            for y in 0..<rect.h {
+                if y > 0 && y % band == 0 { fb.lock.yieldToReaders() }
+                let s = frame.pixels + y * frame.stride
+                let d = fb.row(rect.y + y) + rect.x
+                // the framebuffer's pixels keep their top byte zero
+                for x in 0..<rect.w { d[x] = s[x] & 0x00ff_ffff }
+            }
         }
-        _ = try ctx.drawLatest(into: fb, scratch: scratch)
+    }
+
+    /// The rect's access units through its context, within the caps; how many there were.
+    private func decodeUnits(_ data: UnsafePointer<UInt8>, count: Int, ctx: H264Context, rect: Rect,
+                             fb: Framebuffer) throws -> Int {
+        // libavcodec's parser reads past the end of its input: a zero-padded copy
+        input.removeAll(keepingCapacity: input.capacity <= H264Decoder.keptInputBytes)
+        input.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
+        input.append(contentsOf: repeatElement(0, count: Int(AV_INPUT_BUFFER_PADDING_SIZE)))
+        defer { if input.capacity > H264Decoder.keptInputBytes { input = [] } }
+        let updateLimit = H264Decoder.maxScreensPerUpdate * max(fb.width * fb.height, rect.area)
+        var pictures = 0
+        try input.withUnsafeBufferPointer { b in
+            guard let base = b.baseAddress else { return }
+            try ctx.decode(base, count: count, probe: probe) {
+                guard pictures < H264Decoder.maxPicturesPerRect else {
+                    throw ProtocolError("H.264 rect \(rect): more than \(H264Decoder.maxPicturesPerRect) pictures in one rect, the limit (a server sends one a rect; more is work for nothing)")
+                }
+                guard decodedInUpdate + rect.area <= updateLimit else {
+                    throw ProtocolError("H.264 rect \(rect): this update has decoded \(decodedInUpdate / max(1, fb.width * fb.height)) framebuffers of pictures, the limit of \(H264Decoder.maxScreensPerUpdate) (a server sends each picture once)")
+                }
+                pictures += 1
+                decodedInUpdate += rect.area
+            }
+        }
+        return pictures
+    }
+
+    /// Least recently used contexts go until all fit the memory budget; the one in use stays,
+    /// and when it alone is over the budget the connection ends.
+    private func fitMemory(keeping ctx: H264Context, fb: Framebuffer) throws {
+        let budget = H264Decoder.memoryBudget(framebufferPixels: fb.width * fb.height)
+        var total = memoryBytes
+        while total > budget {
+            let others = contexts.indices.filter { contexts[$0] !== ctx }
+            guard let oldest = others.min(by: { contexts[$0].lastUsed < contexts[$1].lastUsed }) else { break }
+            total -= contexts[oldest].memoryBytes
+            contexts.remove(at: oldest)
+        }
+        if total > budget {
+            contexts.removeAll { $0 === ctx }
+            throw ProtocolError("H.264 rect \(ctx.rect): its decoder would hold about \(total >> 20) MiB (\(ctx.memoryDescription)), more than the \(budget >> 20) MiB all H.264 contexts may hold")
+        }
     }
 
     private func context(for rect: Rect, fb: Framebuffer) throws -> H264Context {
@@ -92,74 +195,5 @@ final class H264Decoder: RectDecoder {
         c.lastUsed = tick
         contexts.append(c)
         return c
-    }
-}
-
-/// Annex B byte streams: NAL units after 00 00 01 start codes, grouped into access units
-/// (one picture each), which is how libavcodec wants its packets.
-enum AnnexB {
-    struct AccessUnit: Equatable {
-        var range: Range<Int>
-        /// False for parameter sets or SEI alone, which make no picture.
-        var hasSlice: Bool
-    }
-
-    /// The access units in `p[0..<n]`. A new one starts at an access unit delimiter, SEI or
-    /// parameter set, or at a slice with first_mb_in_slice 0, once the current one has a
-    /// slice (H.264 7.4.1.2.3).
-    static func accessUnits(_ p: UnsafePointer<UInt8>, count n: Int, rect: Rect) throws -> [AccessUnit] {
-        let starts = nalStarts(p, count: n)
-        guard let first = starts.first else {
-            throw ProtocolError("H.264 rect \(rect): no NAL unit start code in its \(n) bytes of data")
-        }
-        for i in 0..<(first - 3) where p[i] != 0 {
-            throw ProtocolError("H.264 rect \(rect): the data does not begin with a NAL unit start code")
-        }
-        var units: [AccessUnit] = []
-        var unitStart = 0
-        var hasSlice = false
-        for (k, s) in starts.enumerated() {
-            let end = k + 1 < starts.count ? starts[k + 1] - 3 : n
-            if s >= end { continue }        // an empty NAL unit: nothing to decode
-            let header = p[s]
-            if header & 0x80 != 0 {
-                throw ProtocolError("H.264 rect \(rect): NAL unit \(k + 1) at byte \(s) has its forbidden_zero_bit set")
-            }
-            let type = header & 0x1f
-            let begins: Bool
-            switch type {
-            case 1, 2, 5:
-                // first_mb_in_slice is ue(v): 0 is a single 1 bit
-                begins = hasSlice && s + 1 < end && p[s + 1] & 0x80 != 0
-                if begins { units.append(AccessUnit(range: unitStart..<(s - 3), hasSlice: true)); unitStart = s - 3 }
-                hasSlice = true
-                continue
-            case 6, 7, 8, 9, 14, 15, 16, 17, 18:
-                begins = hasSlice
-            default:
-                begins = false
-            }
-            if begins {
-                units.append(AccessUnit(range: unitStart..<(s - 3), hasSlice: true))
-                unitStart = s - 3
-                hasSlice = false
-            }
-        }
-        units.append(AccessUnit(range: unitStart..<n, hasSlice: hasSlice))
-        return units
-    }
-
-    /// Offsets just past each 00 00 01.
-    static func nalStarts(_ p: UnsafePointer<UInt8>, count n: Int) -> [Int] {
-        var out: [Int] = []
-        var i = 2
-        while i < n {
-            let b = p[i]
-            // a byte above 1 cannot end a start code here or be one of the zeros of the next two
-            if b > 1 { i += 3; continue }
-            if b == 1 && p[i - 1] == 0 && p[i - 2] == 0 { out.append(i + 1); i += 3; continue }
-            i += 1
-        }
-        return out
     }
 }

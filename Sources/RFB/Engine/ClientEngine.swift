@@ -46,6 +46,9 @@ public final class ClientEngine: SecurityContext {
     /// (a server may send it in pieces, between other updates).
     public var refreshArea: Rect? { didSet { refreshCovered = 0 } }
     @exclusivity(unchecked) public internal(set) var refreshCovered = 0
+    /// Every encoding a SetEncodings of this connection offered (rects of an encoding offered
+    /// once may still come after a later list left it out).
+    public internal(set) var offeredEncodings: Set<Int32> = []
     /// The real encoding of the last rect decoded (nil before the first).
     @exclusivity(unchecked) public internal(set) var lastEncoding: Int32?
 
@@ -396,7 +399,7 @@ public final class ClientEngine: SecurityContext {
                 }
             }
             stats.pixels += rect.area
-            workDone += rect.area
+            workDone += rect.area + dec.extraWork
             if settings.jpegQuality != nil { lossyBounds = lossyBounds.map { $0.union(rect) } ?? rect }
             else if let rr = refreshArea { refreshCovered += rect.intersection(rr).area }
             try finishRect()

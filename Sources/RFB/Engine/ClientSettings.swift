@@ -12,6 +12,10 @@ public struct ClientSettings: Sendable {
     public var decodeThreads = 1
     /// Tight JPEG quality 0–9; nil asks for lossless.
     public var jpegQuality: Int? = nil
+    /// A rect in an `Encoding.decodedOnlyWhenOffered` encoding that this connection never
+    /// offered ends it. A recording's replay turns this off: its rects are in whatever the
+    /// recorded session negotiated, and what the replaying engine "sends" goes nowhere.
+    public var refusesUnoffered = true
     /// Compression level 0–9; nil leaves the server's default.
     public var compressLevel: Int? = nil
     public var shared = true
@@ -93,7 +97,7 @@ public struct ClientSettings: Sendable {
     public var encodingList: [Int32] {
         // lossless (no quality given): the lossy-only encodings (H.264, JPEG) only when asked for by name
         var l = jpegQuality == nil && !encodingsNamedByUser
-            ? encodings.filter { $0 != Encoding.h264 && $0 != Encoding.jpeg } : encodings
+            ? encodings.filter { !Encoding.lossyOnly.contains($0) } : encodings
         if wantCursor { l += cursorEncodings.filter { wantMorePseudoEncodings || $0 == Encoding.cursor } }
         if wantMorePseudoEncodings {
             l += [Encoding.ledState, Encoding.vmwareLEDState, Encoding.qemuPointerMotionChange, Encoding.xvp,

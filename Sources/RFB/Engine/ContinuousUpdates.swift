@@ -213,6 +213,6 @@ extension ClientEngine {
         settings.compressLevel = compressLevel
         if let encodings { settings.encodings = encodings }
         guard phase == .normal else { return }
-        output += ClientMessage.setEncodings(settings.encodingList)
+        sendEncodings()
     }
 }

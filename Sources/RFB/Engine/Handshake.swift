@@ -125,7 +125,7 @@ extension ClientEngine {
             state = .messageType
             // Our format, our encodings, then the first full update.
             output += ClientMessage.setPixelFormat(settings.pixelFormat)
-            output += ClientMessage.setEncodings(settings.encodingList)
+            sendEncodings()
             output += ClientMessage.updateRequest(incremental: false, Rect(x: 0, y: 0, w: w, h: h))
             counters.requests += 1
             events.append(.ready(name: desktopName, width: w, height: h))

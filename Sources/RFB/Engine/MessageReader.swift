@@ -127,6 +127,9 @@ extension ClientEngine {
             try finishRect()
         default:
             if try beginMorePseudo(rect, enc, &r) { return }
+            if settings.refusesUnoffered && Encoding.decodedOnlyWhenOffered.contains(enc) && !offeredEncodings.contains(enc) {
+                throw ProtocolError("server sent a rectangle in \(Encoding.name(enc)), which this connection never offered (it is lossy, offered only with a quality or when named in the encodings)")
+            }
             guard let dec = decoder(enc) else {
                 throw ProtocolError("server sent a rectangle in \(Encoding.name(enc)), which this viewer does not know")
             }
@@ -231,6 +234,7 @@ extension ClientEngine {
         if tapFrom != nil && !tapServerLastRect { tapNeedsLastRect = true }
         tapServerLastRect = false
         stats.updates += 1
+        for d in decoders.values { d.updateEnded() }
         events.append(.updateEnded(rects: rectsInUpdate))
         state = .messageType
         flowAtUpdateEnd()

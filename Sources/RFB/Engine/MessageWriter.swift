@@ -2,6 +2,13 @@
 extension ClientEngine {
     // MARK: client messages
 
+    /// SetEncodings with the settings' list; what it offers may be decoded from now on.
+    func sendEncodings() {
+        let list = settings.encodingList
+        offeredEncodings.formUnion(list)
+        output += ClientMessage.setEncodings(list)
+    }
+
     /// Update request for `rect` (default: the whole framebuffer). A non-incremental request must
     /// be answered, which makes a 1x1 one a cheap liveness probe.
     public func requestUpdate(incremental: Bool = true, rect: Rect? = nil) {

@@ -56,6 +56,11 @@ public enum Encoding {
     /// server's encoder makes it), so it is the user's choice (`--encodings h264,...`, e.g.
     /// for video, or to spare a Pi's CPU under wayvnc with a hardware encoder).
     public static let defaultPreference: [Int32] = [tight, copyRect, zrle, h264, jpeg, tightPNG, hextile, zlib, coRRE, rre, raw]
+    /// Lossy-only encodings: offered only when a JPEG quality is given or the user named them.
+    public static let lossyOnly: Set<Int32> = [h264, jpeg]
+    /// Encodings decoded only on a connection that offered them (`ClientSettings.refusesUnoffered`):
+    /// a lossless session never decodes H.264, whatever the server sends.
+    public static let decodedOnlyWhenOffered: Set<Int32> = [h264]
 
     public static func name(_ e: Int32) -> String {
         if let n = names.first(where: { $0.encoding == e })?.name { return n }

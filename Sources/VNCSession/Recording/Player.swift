@@ -19,6 +19,7 @@ public final class Player: @unchecked Sendable {
         // a recording made with VNC authentication replays its recorded challenge and
         // result: any response will do, as in `viewer bench`
         settings.password = Array("recorded".utf8)
+        settings.refusesUnoffered = false   // the recorded session negotiated its encodings
         // pauses and gaps are the recording's, not a stalled or dead server
         var live = LivenessPolicy()
         live.probeAfter = .infinity; live.deadAfter = .infinity
