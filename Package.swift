@@ -55,7 +55,7 @@ let package = Package(
         // a normal build makes the tool that lists them, writes their seeds and replays inputs.
         .systemLibrary(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
         .executableTarget(name: "farcast-fuzz", dependencies: ["RFB", "FarcastTools", "CZlib", "CTurboJPEG", "CPNG", "CLibFuzzer"], path: "Fuzz/Targets"),
-        .testTarget(name: "RFBTests", dependencies: ["RFB", "FarcastTools", "CZlib", "CTurboJPEG", "COpenSSL"]),
+        .testTarget(name: "RFBTests", dependencies: ["RFB", "FarcastTools", "CZlib", "CTurboJPEG", "COpenSSL", "CSystem"]),
         .testTarget(name: "FarcastToolsTests", dependencies: ["FarcastTools", "RFB", "CZlib"]),
         .testTarget(name: "InteractionTests", dependencies: ["Interaction", "RFB", "CXKBCommon"]),
         .testTarget(name: "SDLViewerTests", dependencies: ["SDLViewer", "Interaction", "VNCSession", "RFB", "CSDL2"]),

@@ -1,4 +1,4 @@
-// Calls Swift cannot make itself (prctl is variadic).
+// Calls Swift cannot make itself (prctl is variadic; mallinfo2 returns a struct).
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
@@ -9,4 +9,13 @@ static inline int farcast_forbid_core_dumps(void) {
     int a = setrlimit(RLIMIT_CORE, &none);
     int b = prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     return a == 0 && b == 0 ? 0 : -1;
+}
+
+#include <malloc.h>
+
+/// Bytes malloc has handed out and not had back, in every arena and mmap'd block (mallinfo2
+/// returns a struct, which Swift cannot take from a C function it imports by name alone).
+static inline size_t farcast_heap_in_use(void) {
+    struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;
 }

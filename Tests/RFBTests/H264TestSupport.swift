@@ -159,3 +159,84 @@ func runEngine(_ session: [UInt8], chunk: Int = Int.max, settings: ClientSetting
     }
     return e
 }
+
+/// Rewriting parameter sets: a picture parameter set with another id, the rest of it kept.
+enum ParameterSets {
+    /// The RBSP bits of a NAL unit's payload (`nal` from its header byte on, no start code).
+    static func bits(_ nal: ArraySlice<UInt8>) -> [Bool] {
+        var rbsp: [UInt8] = []
+        var zeros = 0
+        for b in nal.dropFirst() {
+            if zeros >= 2 && b == 3 { zeros = 0; continue }
+            zeros = b == 0 ? zeros + 1 : 0
+            rbsp.append(b)
+        }
+        return rbsp.flatMap { b in (0..<8).map { b & (0x80 >> $0) != 0 } }
+    }
+
+    static func ue(_ v: Int) -> [Bool] {
+        let n = v + 1
+        let len = Int.bitWidth - n.leadingZeroBitCount
+        return Array(repeating: false, count: len - 1) + (0..<len).map { n & (1 << (len - 1 - $0)) != 0 }
+    }
+
+    /// Reads an unsigned Exp-Golomb number at `at`, moving past it.
+    static func readUE(_ bits: [Bool], _ at: inout Int) -> Int {
+        var zeros = 0
+        while !bits[at] { zeros += 1; at += 1 }
+        var v = 0
+        for _ in 0...zeros { v = v << 1 | (bits[at] ? 1 : 0); at += 1 }
+        return v - 1
+    }
+
+    /// A NAL unit (start code included) with header `header` and payload `bits` (RBSP trailing
+    /// bits added), emulation prevention put in.
+    static func nal(_ header: UInt8, _ bits: [Bool]) -> [UInt8] {
+        var b = bits + [true]
+        while b.count % 8 != 0 { b.append(false) }
+        var out: [UInt8] = [0, 0, 0, 1, header]
+        var zeros = 0
+        for i in stride(from: 0, to: b.count, by: 8) {
+            let byte = (0..<8).reduce(UInt8(0)) { $0 << 1 | (b[i + $1] ? 1 : 0) }
+            if zeros >= 2 && byte <= 3 { out.append(3); zeros = 0 }
+            out.append(byte)
+            zeros = byte == 0 ? zeros + 1 : 0
+        }
+        return out
+    }
+
+    /// The PPS in `frame` (an access unit that has one) as a unit with id `id`.
+    static func pps(from frame: [UInt8], id: Int) -> [UInt8]? {
+        var found: [UInt8]?
+        frame.withUnsafeBufferPointer { b in
+            AnnexB.forEachNAL(b.baseAddress!, count: b.count) { s, e in
+                if found == nil && frame[s] & 0x1f == 8 { found = Array(frame[s..<e]) }
+            }
+        }
+        guard let unit = found else { return nil }
+        var bits = Self.bits(unit[...])
+        // drop the trailing bits (a stop bit, then zeros)
+        while let last = bits.last, !last { bits.removeLast() }
+        bits.removeLast()
+        var at = 0
+        _ = readUE(bits, &at)
+        return nal(unit[0], ue(id) + bits[at...])
+    }
+
+    /// `frame` (an access unit with an SPS and a PPS) with copies of its PPS under `ids` after it.
+    static func frame(_ frame: [UInt8], withPPS ids: some Sequence<Int>) -> [UInt8]? {
+        var ppsEnd: Int?
+        frame.withUnsafeBufferPointer { b in
+            AnnexB.forEachNAL(b.baseAddress!, count: b.count) { s, e in
+                if ppsEnd == nil && frame[s] & 0x1f == 8 { ppsEnd = e }
+            }
+        }
+        guard let end = ppsEnd else { return nil }
+        var extra: [UInt8] = []
+        for id in ids {
+            guard let unit = pps(from: frame, id: id) else { return nil }
+            extra += unit
+        }
+        return Array(frame[..<end]) + extra + Array(frame[end...])
+    }
+}

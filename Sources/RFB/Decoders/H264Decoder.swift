@@ -59,10 +59,14 @@ final class H264Decoder: RectDecoder {
     /// See `RectDecoder.extraWork`.
     private(set) var extraWork = 0
 
+    /// The budget in force instead of `memoryBudget(framebufferPixels:)` (tests).
+    private let budgetOverride: Int?
+
     /// `tryHardware`: decode through VA-API when the machine has it (software otherwise).
-    init(probe: LibraryProbe? = nil, tryHardware: Bool = true) {
+    init(probe: LibraryProbe? = nil, tryHardware: Bool = true, memoryBudget: Int? = nil) {
         self.probe = probe
         self.tryHardware = tryHardware
+        budgetOverride = memoryBudget
     }
 
     deinit { av_buffer_unref(&hwDevice) }
@@ -160,7 +164,7 @@ final class H264Decoder: RectDecoder {
     /// Least recently used contexts go until all fit the memory budget; the one in use stays,
     /// and when it alone is over the budget the connection ends.
     private func fitMemory(keeping ctx: H264Context, fb: Framebuffer) throws {
-        let budget = H264Decoder.memoryBudget(framebufferPixels: fb.width * fb.height)
+        let budget = budgetOverride ?? H264Decoder.memoryBudget(framebufferPixels: fb.width * fb.height)
         var total = memoryBytes
         while total > budget {
             let others = contexts.indices.filter { contexts[$0] !== ctx }
