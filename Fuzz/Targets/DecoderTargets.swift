@@ -45,6 +45,7 @@ func runDecoder(_ encoding: Int32, _ data: UnsafeBufferPointer<UInt8>) {
     }
     var s = fuzzSettings(pixelFormat: pf)
     s.encodings = [encoding, Encoding.raw]
+    if Encoding.lossyOnly.contains(encoding) { s.jpegQuality = 8 }   // offered, so decoded
     runBothWays(s, bytes, chunk: chunkSize(flags >> 3))
 }
 
