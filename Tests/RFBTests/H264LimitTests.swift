@@ -65,6 +65,30 @@ final class H264LimitTests: XCTestCase {
         }
     }
 
+    func testCancelledBetweenPictures() throws {
+        // a session's stop() cancels the engine: a rect of many pictures ends at the next one
+        let s = try still(frames: 40)
+        let r = Rect(x: 0, y: 0, w: 64, h: 48)
+        final class CancelAfter: LibraryProbe {
+            var engine: ClientEngine?
+            var calls = 0
+            func enter(_ library: ProbedLibrary) -> UInt64 {
+                calls += 1
+                if calls == 3 { engine?.cancellation.cancel() }
+                return 0
+            }
+            func leave(_ library: ProbedLibrary, _ token: UInt64) {}
+        }
+        let probe = CancelAfter()
+        let e = ClientEngine(settings: .offeringH264, probe: probe)
+        probe.engine = e
+        XCTAssertThrowsError(try e.feed(OpenH264.session(width: 64, height: 48, [OpenH264.update([OpenH264.rect(r, s.joined(0..<40))])]))) {
+            XCTAssertEqual("\($0)", "H.264 rect 64x48+0+0: stopped")
+        }
+        XCTAssertEqual(probe.calls, 3)
+        probe.engine = nil
+    }
+
     /// Told when libavcodec runs: whether the framebuffer lock was free then.
     final class LockProbe: LibraryProbe {
         weak var engine: ClientEngine?

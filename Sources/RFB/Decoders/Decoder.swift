@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One decoder per encoding, behind one interface (as TigerVNC's `Decoder`).
 ///
 /// Called on the session thread only (or the benchmark's thread); never touches the UI.
@@ -32,6 +34,21 @@ extension RectDecoder {
     public var locksFramebufferItself: Bool { false }
     public var extraWork: Int { 0 }
     public func updateEnded() {}
+}
+
+/// Set from any thread (a session's `stop()`) to end a long decode between its units: a rect
+/// of many H.264 pictures then fails with "stopped" instead of running to its end.
+public final class DecodeCancellation: Sendable {
+    private let flag = Atomic<Bool>(false)
+    public init() {}
+    public func cancel() { flag.store(true, ordering: .releasing) }
+    public var isCancelled: Bool { flag.load(ordering: .acquiring) }
+}
+
+/// A decoder whose rects may run long (many pictures): the engine gives it the connection's
+/// cancellation when it makes it, and the decoder looks at it between units.
+protocol CancellableDecoder: RectDecoder {
+    var cancellation: DecodeCancellation? { get set }
 }
 
 /// A decoder that can hand big rects to worker threads: the engine gives it the connection's

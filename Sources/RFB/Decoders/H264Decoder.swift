@@ -10,7 +10,7 @@ import CAVCodec
 /// The codec work runs outside the framebuffer lock, which is taken only to copy the finished
 /// picture in. Every picture counts against the engine's work budget, and pictures per rect
 /// and per update are capped; contexts are bounded in number, in area and in memory.
-final class H264Decoder: RectDecoder {
+final class H264Decoder: CancellableDecoder {
     static let resetContextFlag: UInt32 = 1
     static let resetAllContextsFlag: UInt32 = 2
     /// As TigerVNC and noVNC: past 64 contexts the least recently used one goes.
@@ -58,6 +58,8 @@ final class H264Decoder: RectDecoder {
     private var decodedInUpdate = 0
     /// See `RectDecoder.extraWork`.
     private(set) var extraWork = 0
+    /// Looked at before each picture: a stopping session does not wait for the rest of a rect.
+    var cancellation: DecodeCancellation?
 
     /// The budget in force instead of `memoryBudget(framebufferPixels:)` (tests).
     private let budgetOverride: Int?
@@ -148,6 +150,7 @@ final class H264Decoder: RectDecoder {
         try input.withUnsafeBufferPointer { b in
             guard let base = b.baseAddress else { return }
             try ctx.decode(base, count: count, probe: probe) {
+                if cancellation?.isCancelled == true { throw ProtocolError("H.264 rect \(rect): stopped") }
                 guard pictures < H264Decoder.maxPicturesPerRect else {
                     throw ProtocolError("H.264 rect \(rect): more than \(H264Decoder.maxPicturesPerRect) pictures in one rect, the limit (a server sends one a rect; more is work for nothing)")
                 }

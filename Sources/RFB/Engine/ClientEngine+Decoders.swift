@@ -6,6 +6,7 @@ extension ClientEngine {
         guard let make = decoderFactories[enc] else { return nil }
         let d = make(probe)
         if let o = offload, let w = d as? OffloadingDecoder { w.offload = o }
+        if let c = d as? CancellableDecoder { c.cancellation = cancellation }
         decoders[enc] = d
         return d
     }

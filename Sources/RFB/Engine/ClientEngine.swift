@@ -59,6 +59,8 @@ public final class ClientEngine: SecurityContext {
     /// rects, however cheap the bytes were that asked for the work (one 12-byte RRE subrect
     /// can fill 64 Mpixel). A benchmark leaves it unlimited.
     public var workBudgetPixels = Int.max
+    /// Any thread may cancel it to end a long decode between its units (`stop()` of a session).
+    public let cancellation = DecodeCancellation()
     /// Parsing stopped on the work budget with complete units still buffered: call `resume()`.
     public internal(set) var hasDeferredWork = false
     /// Fuzzing only (see `FixedKeys`): never set by the viewer.

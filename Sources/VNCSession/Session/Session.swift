@@ -73,6 +73,8 @@ public final class Session: @unchecked Sendable {
     var pendingCutText: OutgoingCutText?
     var cutTextGeneration = 0
     var transport: (any Transport)?
+    /// The connection's engine's: `stop()` cuts a long decode short with it.
+    var decodeCancellation: DecodeCancellation?
     /// The framebuffer the front end reads: the engine's, or between connections the last one
     /// (the window keeps showing it, dimmed, while reconnecting).
     var current: Framebuffer?
@@ -175,9 +177,10 @@ public final class Session: @unchecked Sendable {
     }
 
     /// Ends the connection and any waiting, and returns at once; the session thread exits on
-    /// its own (after the rect it is decoding, if any).
+    /// its own (after the rect it is decoding, if any, or the H.264 picture).
     public func stop() {
-        let t: (any Transport)? = lock.withLock { stopping = true; return transport }
+        let (t, decoding): ((any Transport)?, DecodeCancellation?) = lock.withLock { stopping = true; return (transport, decodeCancellation) }
+        decoding?.cancel()
         // Reads only, so the thread can still say goodbye (TLS close_notify); a thread blocked
         // sending to a server that does not read is woken by the full interrupt a moment later.
         t?.interruptReads()

@@ -89,10 +89,11 @@ extension Session {
         let engine = ClientEngine(settings: connectionSettings(t))
         engine.workBudgetPixels = Session.workBudgetPixels
         engine.onWorkerFailure = { [weak self] in self?.signalSessionThread() }
-        lock.withLock { transport = t }
+        lock.withLock { transport = t; decodeCancellation = engine.cancellation }
         defer {
             lock.lock()
             transport = nil
+            decodeCancellation = nil
             // credentials for this connection's questions go with it (zeroed as they go)
             pendingCredentials = nil
             credentialPrefill = nil
