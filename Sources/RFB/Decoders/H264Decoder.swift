@@ -28,16 +28,16 @@ final class H264Decoder: CancellableDecoder {
     /// Pictures (access units) in one rect. Servers send one a rect, and at times two when a
     /// frame was queued behind another (as in the report this limit came with); a server that
     /// fell behind by more than a second at 60 frames a second should drop frames, not send
-    /// them all. Past this a rect is refused: 20,000 skipped 1080p pictures in one 527 KB rect
-    /// cost 32.7 s of CPU, 64 of them cost about 0.1 s.
+    /// them all. Past this a rect is refused: 20,000 skipped 1080p pictures in one rect cost
+    /// 33-37 s of CPU; 64 of them cost 0.1 s, a real 1080p picture 10-30 ms.
     static let maxPicturesPerRect = 64
     /// Decoded pixels in one update, in framebuffers: a server sends each context once an
     /// update, so an update holds at most a screen of pictures per picture a rect may carry.
     static let maxScreensPerUpdate = maxPicturesPerRect
-    /// Memory all contexts (and the shared conversion buffer) may hold: a 4K context with a
-    /// few references is 60-100 MB in libavcodec, and 256 parameter sets a context alone are
-    /// 90 MB; beyond the larger of these the least recently used contexts go. A context that
-    /// needs more on its own ends the connection.
+    /// Memory all contexts (and the shared conversion buffer) may hold: a 4K context with three
+    /// references is about 125 MB in libavcodec, 256 parameter sets in one context 90 MB;
+    /// beyond this the least recently used contexts go. A context that needs more on its own
+    /// ends the connection.
     static let minMemoryBudget = 256 << 20
     /// ...or, for framebuffers past 16 Mpixel, this much per framebuffer pixel: a full-screen
     /// context with its references and the conversion buffer.

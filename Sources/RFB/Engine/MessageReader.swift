@@ -127,10 +127,7 @@ extension ClientEngine {
             try finishRect()
         default:
             if try beginMorePseudo(rect, enc, &r) { return }
-            if settings.refusesUnoffered && Encoding.decodedOnlyWhenOffered.contains(enc) && !offeredEncodings.contains(enc) {
-                throw ProtocolError("server sent a rectangle in \(Encoding.name(enc)), which this connection never offered (it is lossy, offered only with a quality or when named in the encodings)")
-            }
-            guard let dec = decoder(enc) else {
+            guard let dec = try decoder(enc) else {
                 throw ProtocolError("server sent a rectangle in \(Encoding.name(enc)), which this viewer does not know")
             }
             rectDecoder = dec
