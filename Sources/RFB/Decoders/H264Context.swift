@@ -21,7 +21,7 @@ final class H264Context {
     /// H264MemoryTests): the decoder's state, its tables and the parser, with no picture yet.
     static let contextBytes = 1 << 20
     /// Per picture beyond its pixels: motion vectors, reference indices, macroblock types and
-    /// quantisers, about 150 bytes a macroblock in FFmpeg 5.1; rounded up.
+    /// quantisers; with it the estimate covers what malloc says libavcodec holds (1.0-1.25x).
     static let sideBytesPerMacroblock = 256
     /// One sequence and one picture parameter set as FFmpeg 5.1 stores them (its SPS and PPS
     /// structs: a PPS carries its dequantisation tables, 170 KiB), kept by the decoder and by
