@@ -165,8 +165,8 @@ main()
         let local = try startLocalXvfb(avoiding: [], size: "1280x800", dir: dir)
         let display = ":\(local)", env = ["DISPLAY": display]
 
-        // flood: 64 pictures a rect, for 12 s at most
-        let (server, port) = try startServer("flood", units: units, seconds: 12)
+        // flood: 64 pictures a rect, for 30 s at most (the window is closed long before)
+        let (server, port) = try startServer("flood", units: units, seconds: 30)
         let viewer = try startViewerWindow(port: port, display: display, dir: dir, ["--encodings", "h264,raw"],
                                            environment: ["FARCAST_TRACE": "1"])
         let log = dir.appendingPathComponent("viewer.log")
@@ -198,7 +198,7 @@ main()
         XCTAssertLessThan(peak, 500 << 20, "peak RSS \(peak >> 20) MB")
 
         // closed while the flood runs: out within a second
-        XCTAssertLessThan(now() - start, 11, "the flood is still running")
+        XCTAssertLessThan(now() - start, 25, "the flood is still running")
         let closed = now()
         _ = try runTool("python3", [dir.appendingPathComponent("close.py").path, wid], in: dir, environment: env)
         XCTAssertTrue(poll(timeout: 5) { !viewer.isRunning }, "viewer exited: \(viewer.logTail())")
