@@ -32,9 +32,10 @@ public final class ClientEngine: SecurityContext {
     /// Protocol minor version in use: 3, 7 or 8.
     public internal(set) var minorVersion = 8
     @exclusivity(unchecked) public internal(set) var converter: PixelConverter
-    /// Statistics for benchmarks: updates, rects and real-encoding pixels decoded.
+    /// Statistics for benchmarks: updates, rects and real-encoding pixels decoded, and the
+    /// resizes made (a run of resize rects makes one: DesktopResize.swift).
     @exclusivity(unchecked) public internal(set) var stats = Stats()
-    public struct Stats: Sendable { public var updates = 0, rects = 0, pixels = 0, bytes = 0 }
+    public struct Stats: Sendable { public var updates = 0, rects = 0, pixels = 0, bytes = 0, resizes = 0 }
     /// Requests, fences and continuous-update messages (ContinuousUpdates.swift).
     public internal(set) var counters = FlowCounters()
     var flow = FlowState()
@@ -51,6 +52,8 @@ public final class ClientEngine: SecurityContext {
     public internal(set) var offeredEncodings: Set<Int32> = []
     /// The real encoding of the last rect decoded (nil before the first).
     @exclusivity(unchecked) public internal(set) var lastEncoding: Int32?
+    /// The size the server last asked for, not made yet (DesktopResize.swift).
+    @exclusivity(unchecked) var pendingResize: (width: Int, height: Int)?
 
     /// Request the next update as soon as one starts arriving (hides a round trip).
     public var pipelineRequests = true
@@ -69,6 +72,8 @@ public final class ClientEngine: SecurityContext {
     @_spi(Fuzzing) public var hasSecureChannel: Bool { channel != nil }
     /// Set when the server acknowledged QEMU Extended Key Events.
     public internal(set) var qemuKeyEvents = false
+    /// QEMU audio as we asked for it (`setAudio`): ever on this connection, and now.
+    var audio = (asked: false, on: false)
     /// Set when the server acknowledged ExtendedMouseButtons.
     public internal(set) var extendedMouseButtons = false
     /// Set once the server sent an ExtendedDesktopSize rectangle: it takes SetDesktopSize.
@@ -148,7 +153,7 @@ public final class ClientEngine: SecurityContext {
         case updateHeader
         case rectHeader
         case rect(Rect, Int32, resume: Bool)
-        case skipping(Int)             // oversized cut text
+        case skipping(Int)             // oversized cut text, audio we turned off
         case failed
     }
     @exclusivity(unchecked) var state: State = .version
@@ -285,6 +290,8 @@ public final class ClientEngine: SecurityContext {
     func parse() throws {
         do {
             try parseInput()
+            // what the front end reads next has the size the server last asked for
+            if pendingResize != nil { do { try applyResize() } catch let e as ProtocolError { throw fail(e) } }
         } catch {
             // a rect on a worker failed first: its message is the one the sequential path gives
             if let o = offload, o.hasPending { do { try o.drain() } catch let e as ProtocolError { throw fail(e) } }
@@ -416,7 +423,7 @@ public final class ClientEngine: SecurityContext {
         return true
     }
 
-    /// Counts rect work done outside `step`'s decode path (fills of pseudo-rects, resizes).
+    /// Counts rect work done outside `step`'s decode path (cursor images, resizes).
     func addWork(_ pixels: Int) { workDone += pixels }
 }
 

@@ -129,8 +129,8 @@ extension ClientEngine {
     }
 
     func enableContinuousUpdates() {
-        guard let fb = framebuffer, settings.wantContinuousUpdates else { return }
-        output += ClientMessage.enableContinuousUpdates(true, fb.bounds)
+        guard let bounds = desktopBounds, settings.wantContinuousUpdates else { return }
+        output += ClientMessage.enableContinuousUpdates(true, bounds)
         if !flow.continuousUpdates { events.append(.continuousUpdates(enabled: true)) }
         flow.continuousUpdates = true
         flow.regionStale = false
@@ -172,10 +172,10 @@ extension ClientEngine {
     /// `drained`: an update just ended with no request outstanding.
     private func startFormatChange(drained: Bool) {
         guard flow.pendingFormat == nil, let pf = flow.wantedFormat else { return }
-        if flow.continuousUpdates, let fb = framebuffer {
-            output += ClientMessage.enableContinuousUpdates(false, fb.bounds)
+        if flow.continuousUpdates, let bounds = desktopBounds {
+            output += ClientMessage.enableContinuousUpdates(false, bounds)
             output += ClientMessage.setPixelFormat(pf)
-            output += ClientMessage.enableContinuousUpdates(true, fb.bounds)
+            output += ClientMessage.enableContinuousUpdates(true, bounds)
             flow.marker = .endOfContinuousUpdates
         } else if flow.serverHasFence {
             output += ClientMessage.fence(flags: FenceFlags([.request, .blockBefore, .syncNext]).rawValue,

@@ -93,12 +93,11 @@ extension ClientEngine {
             try endUpdate()
         case Encoding.desktopSize:
             try checkSize(rect.w, rect.h, what: "DesktopSize")
-            fb.lock.withWriterLock { fb.resize(width: rect.w, height: rect.h) }
+            noteResize(width: rect.w, height: rect.h)
             events.append(.resized(width: rect.w, height: rect.h))
-            flow.regionStale = flow.continuousUpdates
             try finishRect()
         case Encoding.extendedDesktopSize:
-            try parseExtendedDesktopSize(rect, fb, &r)
+            try parseExtendedDesktopSize(rect, &r)
             try finishRect()
         case Encoding.desktopName:
             let len = Int(try r.u32())
@@ -110,6 +109,9 @@ extension ClientEngine {
             try finishRect()
         case Encoding.cursor:
             try parseCursor(rect, &r)
+            // each cursor is an image to convert and queue: counted like a rect's pixels, so a
+            // stream of them lets the session thread look at its commands (and the window take them)
+            addWork(rect.area)
             try finishRect()
         case Encoding.extendedMouseButtons:
             // an empty rect: the server's acknowledgement
@@ -131,6 +133,8 @@ extension ClientEngine {
                 throw ProtocolError("server sent a rectangle in \(Encoding.name(enc)), which this viewer does not know")
             }
             rectDecoder = dec
+            // the last resize of a run is made now, before pixels are drawn
+            if pendingResize != nil { try applyResize() }
             guard fb.contains(rect) else {
                 throw ProtocolError("\(Encoding.name(enc)) rectangle \(rect) extends past the \(fb.width)x\(fb.height) framebuffer")
             }
@@ -142,7 +146,7 @@ extension ClientEngine {
     /// ExtendedDesktopSize: x is the reason, y the status of a reply to us, w/h the framebuffer;
     /// then a screen count (u8), 3 padding bytes and 16 bytes per screen. All bytes are
     /// required before any state changes, so a drip-fed rect parses the same.
-    func parseExtendedDesktopSize(_ rect: Rect, _ fb: Framebuffer, _ r: inout ByteReader) throws {
+    func parseExtendedDesktopSize(_ rect: Rect, _ r: inout ByteReader) throws {
         guard let reason = DesktopSizeReason(rawValue: rect.x) else {
             throw ProtocolError("ExtendedDesktopSize gives reason \(rect.x); the protocol defines 0 (server), 1 (this client) and 2 (another client)")
         }
@@ -173,10 +177,9 @@ extension ClientEngine {
         if let problem = layout.problem() {
             throw ProtocolError("ExtendedDesktopSize layout \(problem)")
         }
-        if rect.w != fb.width || rect.h != fb.height {
-            fb.lock.withWriterLock { fb.resize(width: rect.w, height: rect.h) }
+        if rect.w != desktopBounds?.w || rect.h != desktopBounds?.h {
+            noteResize(width: rect.w, height: rect.h)
             events.append(.resized(width: rect.w, height: rect.h))
-            flow.regionStale = flow.continuousUpdates
         }
         screenLayout = layout
         events.append(.screenLayout(layout, reason: reason))

@@ -50,7 +50,7 @@ extension ClientEngine {
         if tapArmed, let tap {
             tapArmed = false
             tapFrom = stats.bytes + r.pos
-            tap.tapStarted(width: framebuffer?.width ?? 0, height: framebuffer?.height ?? 0,
+            tap.tapStarted(width: desktopBounds?.w ?? 0, height: desktopBounds?.h ?? 0,
                            name: desktopName, format: converter.format)
         }
         // ServerCutText: 3, padding, then a length that is negative for the Extended Clipboard;

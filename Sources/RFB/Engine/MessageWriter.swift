@@ -12,10 +12,11 @@ extension ClientEngine {
     /// Update request for `rect` (default: the whole framebuffer). A non-incremental request must
     /// be answered, which makes a 1x1 one a cheap liveness probe.
     public func requestUpdate(incremental: Bool = true, rect: Rect? = nil) {
-        guard let fb = framebuffer else { return }
+        // the size the server last set, even while its resize is not made yet (DesktopResize.swift)
+        guard let bounds = desktopBounds else { return }
         counters.requests += 1
         if flow.continuousUpdates && incremental { counters.requestsWhileContinuous += 1 }
-        ClientMessage.updateRequest(incremental: incremental, (rect ?? fb.bounds).intersection(fb.bounds), into: &output)
+        ClientMessage.updateRequest(incremental: incremental, (rect ?? bounds).intersection(bounds), into: &output)
     }
 
     /// `buttons`: bit n is button n+1; buttons 8/9 go out only as the server can take them.

@@ -20,10 +20,13 @@ extension ClientEngine {
         switch enc {
         case Encoding.xCursor:
             try parseXCursor(rect, &r)
+            addWork(rect.area)   // an image made from a few bytes: work like a rect's pixels
         case Encoding.cursorWithAlpha:
             try parseCursorWithAlpha(rect, &r)
+            addWork(rect.area)
         case Encoding.vmwareCursor:
             try parseVMwareCursor(rect, &r)
+            addWork(rect.area)
         case Encoding.ledState:
             events.append(.lockLights(LockLights(bits: UInt32(try r.u8()))))
         case Encoding.vmwareLEDState:
