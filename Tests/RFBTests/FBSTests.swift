@@ -139,7 +139,10 @@ extension FBSTests {
         let a = fill(0x0a0a0a)
         let e = ClientEngine(settings: ClientSettings()), tap = Tap()
         e.startTap(tap)
-        try e.feed(S.hello() + audio + a + audio)
+        try e.feed(S.hello())
+        e.setAudio(enabled: true)
+        _ = e.takeOutput()
+        try e.feed(audio + a + audio)
         XCTAssertEqual(tap.bytes, recorded(a))
     }
 }

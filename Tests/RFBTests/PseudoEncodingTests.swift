@@ -3,13 +3,18 @@ import XCTest
 
 /// Cursor shapes, lock lights, pointer mode and position, xvp: byte vectors, whole and drip-fed.
 final class PseudoEncodingTests: XCTestCase {
-    func events(_ bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) throws -> [EngineEvent] {
+    /// `audio`: sound is asked for (`setAudio`) once the connection is up.
+    func events(_ bytes: [UInt8], audio: Bool = false, file: StaticString = #filePath, line: UInt = #line) throws -> [EngineEvent] {
         let e = ClientEngine(settings: ClientSettings())
-        try e.feed(S.hello() + bytes)
+        try e.feed(S.hello())
+        if audio { e.setAudio(enabled: true) }
+        try e.feed(bytes)
         let whole = e.takeEvents().filter { if case .ready = $0 { return false }; return true }
         let d = ClientEngine(settings: ClientSettings())
         var drip: [EngineEvent] = []
-        for b in S.hello() + bytes { try d.feed([b]); drip += d.takeEvents() }
+        try d.feed(S.hello())
+        if audio { d.setAudio(enabled: true) }
+        for b in bytes { try d.feed([b]); drip += d.takeEvents() }
         XCTAssertEqual(whole, drip.filter { if case .ready = $0 { return false }; return true }, "drip-fed differs", file: file, line: line)
         return whole.filter {
             switch $0 {
@@ -92,8 +97,11 @@ extension PseudoEncodingTests {
 
     func testQEMUAudioMessages() throws {
         let data: [UInt8] = [255, 1, 0, 2] + be32(4) + [1, 2, 3, 4]
-        XCTAssertEqual(try events([255, 1, 0, 1] + data + [255, 1, 0, 0]), [.audioBegan, .audioData([1, 2, 3, 4]), .audioEnded])
-        XCTAssertThrowsError(try ClientEngine(settings: ClientSettings()).feed(S.hello() + [255, 1, 0, 2] + be32(2 << 20))) {
+        XCTAssertEqual(try events([255, 1, 0, 1] + data + [255, 1, 0, 0], audio: true), [.audioBegan, .audioData([1, 2, 3, 4]), .audioEnded])
+        let big = ClientEngine(settings: ClientSettings())
+        try big.feed(S.hello())
+        big.setAudio(enabled: true)
+        XCTAssertThrowsError(try big.feed([255, 1, 0, 2] + be32(2 << 20))) {
             XCTAssertTrue("\($0)".contains("over the 1048576-byte limit"), "\($0)")
         }
         XCTAssertThrowsError(try ClientEngine(settings: ClientSettings()).feed(S.hello() + [255, 1, 0, 7])) {

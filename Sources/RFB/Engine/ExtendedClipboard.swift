@@ -20,6 +20,8 @@ public enum ExtendedClipboard {
         public static let html = Formats(rawValue: 1 << 2)
         public static let dib = Formats(rawValue: 1 << 3)
         public static let files = Formats(rawValue: 1 << 4)
+        /// The 16 format bits.
+        public static let all = Formats(rawValue: 0xffff)
         /// Each format bit set, lowest first (the order of per-format data on the wire).
         public var bits: [Formats] { (0..<16).compactMap { rawValue & (1 << $0) != 0 ? Formats(rawValue: 1 << $0) : nil } }
     }
@@ -99,8 +101,10 @@ public enum ExtendedClipboard {
 
     /// Parses the payload of one message (the |length| bytes after the negative length).
     /// `maxItemSize` bounds each provided format's inflated size: larger data is reported by
-    /// `TooLarge` before anything is allocated for it.
-    public static func parse(_ p: UnsafeRawBufferPointer, maxItemSize: Int) throws -> Message {
+    /// `TooLarge` before anything is allocated for it. Of a Provide, only the `wanted` formats
+    /// are kept: inflating stops after the last of them (formats come lowest bit first, text
+    /// first of all), and one before it is inflated through a small scratch buffer, not kept.
+    public static func parse(_ p: UnsafeRawBufferPointer, maxItemSize: Int, wanted: Formats = .all) throws -> Message {
         guard p.count >= 4 else {
             throw ProtocolError("extended clipboard message is \(p.count) bytes long, too short for its flags")
         }
@@ -120,19 +124,24 @@ public enum ExtendedClipboard {
         case .peek: return .peek
         case .notify: return .notify(formats)
         case .provide:
-            return .provide(try inflateItems(UnsafeRawBufferPointer(rebasing: p[4...]), formats: formats, maxItemSize: maxItemSize))
+            return .provide(try inflateItems(UnsafeRawBufferPointer(rebasing: p[4...]), formats: formats, wanted: wanted,
+                                             maxItemSize: maxItemSize))
         default: return .unknown(flags: flags)
         }
     }
 
-    public static func parse(_ bytes: [UInt8], maxItemSize: Int = Limits.maxCutTextLength) throws -> Message {
-        try bytes.withUnsafeBytes { try parse($0, maxItemSize: maxItemSize) }
+    public static func parse(_ bytes: [UInt8], maxItemSize: Int = Limits.maxCutTextLength, wanted: Formats = .all) throws -> Message {
+        try bytes.withUnsafeBytes { try parse($0, maxItemSize: maxItemSize, wanted: wanted) }
     }
 
     /// Provided data above the size limit: refused, never truncated.
     public struct TooLarge: Error, Equatable { public let format: Formats; public let length: Int; public let limit: Int }
 
-    private static func inflateItems(_ z: UnsafeRawBufferPointer, formats: Formats, maxItemSize: Int) throws -> [Item] {
+    /// A format skipped on the way to a wanted one is inflated this much at a time.
+    static let skipChunk = 16 * 1024
+
+    private static func inflateItems(_ z: UnsafeRawBufferPointer, formats: Formats, wanted: Formats,
+                                     maxItemSize: Int) throws -> [Item] {
         let stream = ZStream()
         var input = z.bindMemory(to: UInt8.self)
         var items: [Item] = []
@@ -152,7 +161,8 @@ public enum ExtendedClipboard {
         func ended(_ got: Int, _ n: Int, _ what: String) -> ProtocolError {
             ProtocolError("extended clipboard provide: zlib data ends after \(got) of the \(n) bytes of \(what)")
         }
-        for f in formats.bits {
+        var left = formats.intersection(wanted)
+        for f in formats.bits where !left.isEmpty {
             var lenBytes: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
             let got = try withUnsafeMutableBytes(of: &lenBytes) { b -> Int in
                 guard let p = b.baseAddress else { return 0 }
@@ -161,6 +171,21 @@ public enum ExtendedClipboard {
             guard got == 4 else { throw ended(got, 4, "a format's length") }
             let len = Int(lenBytes.0) << 24 | Int(lenBytes.1) << 16 | Int(lenBytes.2) << 8 | Int(lenBytes.3)
             guard len <= maxItemSize else { throw TooLarge(format: f, length: len, limit: maxItemSize) }
+            guard wanted.contains(f) else {
+                // not used: read through, nothing kept
+                var skipped = 0
+                try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: skipChunk) { b in
+                    guard let base = b.baseAddress else { return }
+                    while skipped < len {
+                        let n = min(skipChunk, len - skipped)
+                        let came = try inflate(base, n)
+                        guard came == n else { throw ended(skipped + came, len, "format 0x\(String(f.rawValue, radix: 16))") }
+                        skipped += n
+                    }
+                }
+                continue
+            }
+            left.remove(f)
             // Grown as the data inflates (doubling from 64 KiB), not to what the length claims.
             var data: [UInt8] = []
             var chunk = 64 * 1024
@@ -308,7 +333,8 @@ final class ExtendedClipboardState {
     func receive(_ p: UnsafeRawBufferPointer, out: inout [UInt8], events: inout [EngineEvent]) throws {
         let m: ExtendedClipboard.Message
         do {
-            m = try ExtendedClipboard.parse(p, maxItemSize: limit + 1)  // +1: the NUL terminator
+            // +1: the NUL terminator; text is the only format we use: the rest is never inflated
+            m = try ExtendedClipboard.parse(p, maxItemSize: limit + 1, wanted: .text)
         } catch let t as ExtendedClipboard.TooLarge {
             events.append(.cutTextSkipped(length: t.length))
             return

@@ -16,39 +16,52 @@ extension ClientEngine {
     /// Largest audio data message taken (a second of 48 kHz stereo 32-bit is 384 KB).
     static let maxAudioChunk = 1 << 20
 
-    /// Server message 255 (QEMU): only the audio submessage is defined for servers.
+    /// Server message 255 (QEMU): only the audio submessage is defined for servers. QEMU sends
+    /// audio only after our enable: from a server never asked it is refused; after we turned
+    /// it off, what was already on its way is skipped as it arrives (never buffered whole).
     func parseQEMUServerMessage(_ r: inout ByteReader) throws {
         try r.require(3)
         let sub = r.base[r.pos]
         guard sub == 1 else { throw ProtocolError("QEMU server message with submessage \(sub); only 1 (audio) exists") }
         let op = Int(r.base[r.pos + 1]) << 8 | Int(r.base[r.pos + 2])
+        guard op <= 2 else {
+            throw ProtocolError("QEMU audio operation \(op); servers send 0 (end), 1 (begin) and 2 (data)")
+        }
+        guard audio.asked else {
+            throw ProtocolError("the server sent QEMU audio (operation \(op)) though this viewer never asked for sound")
+        }
         switch op {
         case 0:
             r.pos += 3
-            events.append(.audioEnded)
+            if audio.on { events.append(.audioEnded) }
         case 1:
             r.pos += 3
-            events.append(.audioBegan)
-        case 2:
+            if audio.on { events.append(.audioBegan) }
+        default:
             try r.require(7)
             let b = r.base + r.pos + 3
             let n = Int(b[0]) << 24 | Int(b[1]) << 16 | Int(b[2]) << 8 | Int(b[3])
             guard n <= ClientEngine.maxAudioChunk else {
                 throw ProtocolError("QEMU audio data of \(n) bytes, over the \(ClientEngine.maxAudioChunk)-byte limit")
             }
+            guard audio.on else {
+                r.pos += 7
+                if n > 0 { state = .skipping(n) }
+                return
+            }
             try r.require(7 + n)
             r.pos += 7
             let p = try r.bytes(n)
             events.append(.audioData(Array(UnsafeBufferPointer(start: p, count: n))))
-        default:
-            throw ProtocolError("QEMU audio operation \(op); servers send 0 (end), 1 (begin) and 2 (data)")
         }
     }
 
     /// Asks the server (QEMU) to stream its audio in `format`, or to stop.
     public func setAudio(enabled: Bool, format: AudioFormat = .s16Stereo44k) {
         guard phase == .normal else { return }
+        audio.on = enabled
         if enabled {
+            audio.asked = true
             let f = format.frequency
             output += [255, 1, 0, 2, format.sampleFormat, format.channels,
                        UInt8(f >> 24), UInt8(f >> 16 & 0xff), UInt8(f >> 8 & 0xff), UInt8(f & 0xff)]
