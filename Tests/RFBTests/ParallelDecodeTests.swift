@@ -155,7 +155,7 @@ final class ParallelDecodeTests: XCTestCase {
         for i in 0..<40 {
             let rect = Rect(x: i % 10 * 128, y: i / 10 * 128, w: 128, h: 128)
             fb.lock.withWriterLock {
-                guard o.wants(rect.area) else { return }
+                guard o.wants(rect.area, bytes: j.count) else { return }
                 let job = o.makeJob(rect: rect, fb: fb, work: .jpeg)
                 job.buffer.reserve(j.count)
                 j.withUnsafeBufferPointer { job.buffer.pointer.update(from: $0.baseAddress!, count: j.count) }

@@ -32,6 +32,18 @@ final class DecodeOffload: @unchecked Sendable {
     static let jpegWeight = 4
     /// Job buffers kept for reuse are at most this large (a full-HD rect's inflated pixels).
     static let maxKeptBuffer = 8 << 20
+    /// All job buffers kept for reuse together: what a burst of big rects leaves behind is
+    /// given back rather than held for the connection's life.
+    static let maxKeptBytes = 32 << 20
+    /// Bytes the jobs in flight may hold (rect copies, inflated data), all workers together:
+    /// several full-HD rects' worth. A rect that would pass it decodes on the session thread,
+    /// which streams what it can (RRE, Hextile) instead of copying it.
+    static let maxBytesInFlight = 64 << 20
+    /// A rect buffered whole is copied for a worker only up to this many bytes a pixel: one
+    /// RRE subrect (a 4-byte pixel and four u16) for each pixel of the rect. A server may send
+    /// far more subrects than pixels (they only draw over each other); such a rect streams on
+    /// the session thread, where its size costs nothing but the time to draw it.
+    static let maxBufferedBytesPerPixel = 12
 
     enum Work: Sendable {
         case jpeg
@@ -81,6 +93,8 @@ final class DecodeOffload: @unchecked Sendable {
     /// allocation, a wake-up, a few µs) costs about what decoding saves (3-20 ns a pixel).
     /// Tests set 0 to send every rect they can to the workers.
     var minPixels = 16384
+    /// `maxBytesInFlight`; tests set less.
+    var budgetBytes = DecodeOffload.maxBytesInFlight
     private let pool: [DecodeWorker]
     /// TurboJPEG handles and painting decoders not in use, guarded by `idleLock`.
     private var idleJPEG: [UnsafeMutableRawPointer] = []
@@ -90,6 +104,8 @@ final class DecodeOffload: @unchecked Sendable {
     private var pending: [Job] = []
     /// Buffers of retired jobs (session thread only).
     private var freeBuffers: [ScratchBuffer] = []
+    /// Their capacity together (at most `maxKeptBytes`).
+    private var keptBytes = 0
     private var pendingBytes = 0
     private(set) var peakBytes = 0
     /// Set by a worker whose rect failed (the engine reports it without waiting for a barrier).
@@ -121,28 +137,35 @@ final class DecodeOffload: @unchecked Sendable {
         pending.contains { !$0.rect.intersection(r).isEmpty }
     }
 
-    /// Whether a rect of `area` pixels goes to a worker: large enough, and a worker has room
-    /// (finished jobs are retired first, without waiting).
+    /// Whether a rect of `area` pixels whose job will hold up to `bytes` bytes goes to a worker:
+    /// large enough, a worker has room, and so has the byte budget (finished jobs are retired
+    /// first, without waiting).
     /// Called under the framebuffer lock, so it never waits: a failed job stays for `drain`.
-    func wants(_ area: Int) -> Bool {
-        guard area >= minPixels else { return false }
+    func wants(_ area: Int, bytes: Int) -> Bool {
+        guard area >= minPixels, bytes <= budgetBytes else { return false }
         while let first = pending.first, first.finished.load(ordering: .acquiring), first.failure == nil {
             pending.removeFirst()
             pendingBytes -= first.length
             recycle(first.buffer)
         }
-        return pending.count < capacity
+        return pending.count < capacity && pendingBytes + bytes <= budgetBytes
     }
 
-    /// A job for `rect`; the caller fills its buffer, then `start`s it. Only after `wants`.
+    /// A job for `rect`; the caller fills its buffer (at most the bytes `wants` was told of),
+    /// then `start`s it. Only after `wants`.
     func makeJob(rect: Rect, fb: Framebuffer, work: Work) -> Job {
-        Job(owner: self, rect: rect, fb: fb, work: work, buffer: freeBuffers.popLast() ?? ScratchBuffer(capacity: 64 * 1024))
+        let b: ScratchBuffer
+        if let kept = freeBuffers.popLast() { keptBytes -= kept.capacity; b = kept } else { b = ScratchBuffer(capacity: 64 * 1024) }
+        return Job(owner: self, rect: rect, fb: fb, work: work, buffer: b)
     }
 
     /// A finished job's buffer serves the next one (no allocation, no regrowth while inflating),
-    /// unless it grew past `maxKeptBuffer`.
+    /// unless it grew past `maxKeptBuffer` or the kept ones would pass `maxKeptBytes`.
     private func recycle(_ b: ScratchBuffer) {
-        if b.capacity <= DecodeOffload.maxKeptBuffer && freeBuffers.count < capacity { freeBuffers.append(b) }
+        guard b.capacity <= DecodeOffload.maxKeptBuffer, freeBuffers.count < capacity,
+              keptBytes + b.capacity <= DecodeOffload.maxKeptBytes else { return }
+        freeBuffers.append(b)
+        keptBytes += b.capacity
     }
 
     func start(_ job: Job) {

@@ -27,7 +27,7 @@ final class HextileDecoder: OffloadingDecoder {
         if rect.isEmpty { return }
         // A rect already buffered whole goes to a worker as a copy of its bytes; one still
         // arriving streams here tile by tile, as without workers.
-        if !resume, let offload, offload.wants(rect.area),
+        if !resume, let offload, offload.wants(rect.area, bytes: HextileDecoder.maxBytes(rect, bpp: pf.bytesPerPixel)),
            let size = HextileDecoder.bufferedSize(rect: rect, bytes: reader.current, count: reader.remaining,
                                                   bpp: pf.bytesPerPixel) {
             offload.startBuffered(Encoding.hextile, rect: rect, size: size, reader: &reader, fb: fb, pf: pf)
@@ -54,6 +54,13 @@ final class HextileDecoder: OffloadingDecoder {
         case .generic32:
             try decodeTiles(rect: rect, reader: &reader, fb: fb, pf: pf, src: ConverterPixels(pf: pf))
         }
+    }
+
+    /// The most bytes a rect can take (every tile 255 coloured subrects, or raw): what a
+    /// worker's copy of it may hold, known before the rect is measured.
+    static func maxBytes(_ rect: Rect, bpp: Int) -> Int {
+        let tiles = ((rect.w + 15) >> 4) * ((rect.h + 15) >> 4)
+        return tiles * max(1 + 256 * bpp, 3 + 2 * bpp + 255 * (bpp + 2))
     }
 
     /// The bytes of a whole rect when all are in `bytes` (the size rules of `decodeTiles`),

@@ -22,12 +22,14 @@ final class RREDecoder: OffloadingDecoder {
         deferredLastRect = false
         let bpp = pf.bytesPerPixel
         // A rect already buffered whole goes to a worker as a copy of its bytes (its size is
-        // the count's, in Int: no overflow); one still arriving streams here as before.
-        if !resume, let offload, reader.remaining >= 4 + bpp, offload.wants(rect.area) {
+        // the count's, in Int: no overflow), unless it holds more subrects than pixels (the
+        // copy would be sized by the count, not the area); one still arriving streams here.
+        if !resume, let offload, reader.remaining >= 4 + bpp {
             let p = reader.current
             let n = Int(p[0]) << 24 | Int(p[1]) << 16 | Int(p[2]) << 8 | Int(p[3])
             let size = 4 + bpp + n * (bpp + (compact ? 4 : 8))
-            if size <= reader.remaining {
+            if size <= reader.remaining, size <= 4 + bpp + rect.area * DecodeOffload.maxBufferedBytesPerPixel,
+               offload.wants(rect.area, bytes: size) {
                 offload.startBuffered(compact ? Encoding.coRRE : Encoding.rre, rect: rect, size: size, reader: &reader,
                                       fb: fb, pf: pf)
                 deferredLastRect = true

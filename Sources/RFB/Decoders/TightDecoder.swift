@@ -118,7 +118,7 @@ final class TightDecoder: OffloadingDecoder {
             }
             let compressed = try reader.bytes(length)
             applyResets(resets)
-            if let offload, !rect.isEmpty, offload.wants(rect.area) {
+            if let offload, !rect.isEmpty, offload.wants(rect.area, bytes: dataSize) {
                 // inflated here, in stream order, into the job's buffer; painted on a worker
                 let colours = paletteBytes.map { Array(UnsafeBufferPointer(start: $0, count: paletteSize * tpx)) } ?? []
                 let job = offload.makeJob(rect: rect, fb: fb, work: .basic(.init(filter: filter, colours: colours,
@@ -297,7 +297,7 @@ final class TightDecoder: OffloadingDecoder {
             throw ProtocolError("Tight rect \(rect): JPEG is \(w)x\(h), not the rect's \(rect.w)x\(rect.h)")
         }
         // a JPEG pixel costs several times a painted one: smaller JPEG rects are worth a worker
-        if let offload, offload.wants(rect.area * DecodeOffload.jpegWeight) {
+        if let offload, offload.wants(rect.area * DecodeOffload.jpegWeight, bytes: length) {
             let job = offload.makeJob(rect: rect, fb: fb, work: .jpeg)
             job.buffer.reserve(length)
             job.buffer.pointer.update(from: data, count: length)

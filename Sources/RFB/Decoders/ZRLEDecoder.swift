@@ -49,7 +49,7 @@ final class ZRLEDecoder: OffloadingDecoder {
         }
         let src = try reader.bytes(length)
         deferredLastRect = false
-        if let offload, !rect.isEmpty, offload.wants(rect.area) {
+        if let offload, !rect.isEmpty, offload.wants(rect.area, bytes: bound) {
             // inflated here, in stream order, into the job's buffer; the tiles on a worker
             let job = offload.makeJob(rect: rect, fb: fb, work: .zrle(pf))
             job.length = try inflateAll(src, count: length, bound: bound, rect: rect, into: job.buffer)
