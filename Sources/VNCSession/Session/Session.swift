@@ -49,9 +49,6 @@ public final class Session: @unchecked Sendable {
     public var log: @Sendable (String) -> Void = { _ in }
     /// Rect pixels the engine decodes before the session thread looks at its commands again.
     static let workBudgetPixels = 4 << 20
-    /// At most this many events wait for the front end; beyond it update markers are dropped
-    /// (nothing counts them), so a front end that stops reading cannot grow the queue for ever.
-    static let maxQueuedEvents = 4096
 
     /// Guards everything below it; never held while decoding or doing I/O.
     let lock = NSLock()
@@ -62,7 +59,8 @@ public final class Session: @unchecked Sendable {
     var reconnectRequested = false
     /// Where server messages are recorded (`startRecording`), nil when not recording.
     var recorder: SessionRecorder?
-    var events: [EngineEvent] = []
+    /// Events for the front end, bounded however slowly it reads (EventQueue.swift).
+    var events = EventQueue()
     var commands: [Command] = []
     /// What `provideCredentials` handed over, for the `.credentials` command.
     var pendingCredentials: Credentials?
@@ -148,7 +146,7 @@ public final class Session: @unchecked Sendable {
     public var supportsSetDesktopSize: Bool { lock.withLock { mirror.supportsSetDesktopSize } }
 
     /// Events since the last call, in order (the front end's thread).
-    public func takeEvents() -> [EngineEvent] { lock.withLock { defer { events.removeAll() }; return events } }
+    public func takeEvents() -> [EngineEvent] { lock.withLock { events.take() } }
 
     /// Runs `body` with the framebuffer (nil before the first ServerInit) under its lock, which
     /// the session thread takes for one rect at a time: keep `body` short (copy, upload).

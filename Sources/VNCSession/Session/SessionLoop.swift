@@ -371,10 +371,7 @@ extension Session {
             mirror.screenLayout = e.screenLayout
             mirror.supportsSetDesktopSize = e.supportsSetDesktopSize
             if becameReady { _state = .ready }
-            events += out
-            if events.count > Session.maxQueuedEvents {
-                events.removeAll { if case .updateBegan = $0 { return true }; if case .updateEnded = $0 { return true }; return false }
-            }
+            events.append(out)
         }
         if becameReady {
             log("security: \(e.securityDescription)")   // e.g. the VeNCrypt subtype and TLS version
