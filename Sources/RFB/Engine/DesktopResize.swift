@@ -26,7 +26,10 @@ extension ClientEngine {
         guard p.width != fb.width || p.height != fb.height else { return }
         // rects on workers write the old pixels
         if let o = offload, o.hasPending { try o.drain() }
-        fb.lock.withWriterLock { fb.resize(width: p.width, height: p.height) }
+        // made outside the lock (the workers are drained: nothing else writes the old pixels),
+        // swapped in under it: the window never waits for 256 MiB to be cleared and copied
+        let pixels = fb.resizedPixels(width: p.width, height: p.height)
+        fb.lock.withWriterLock { fb.adopt(pixels, width: p.width, height: p.height) }
         stats.resizes += 1
         addWork(p.width * p.height)
     }

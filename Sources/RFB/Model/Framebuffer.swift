@@ -78,13 +78,41 @@ public final class Framebuffer: @unchecked Sendable {
 
     public var bounds: Rect { Rect(x: 0, y: 0, w: width, h: height) }
 
-    /// New size: contents are kept where they overlap, the rest is black, all damaged.
+    /// New size: contents are kept where they overlap, the rest is black, all damaged. The
+    /// caller holds the lock; `resizedPixels` and `adopt` split it for one that does not.
     public func resize(width w: Int, height h: Int) {
         guard w != width || h != height else { return }
-        let n = max(1, w * h)
-        let np = Framebuffer.zeroed(n)
-        let cw = min(w, width)
-        for y in 0..<min(h, height) { (np + y * w).update(from: pixels + y * width, count: cw) }
+        adopt(resizedPixels(width: w, height: h), width: w, height: h)
+    }
+
+    /// The pixels of a resize, made without the lock (its slow part: up to 256 MiB allocated,
+    /// cleared and copied, while the front end keeps reading the old ones): the old pixels
+    /// where they overlap, black elsewhere. Only the thread that writes pixels may call it,
+    /// with no decoder at work, so the old pixels hold still while it reads them.
+    public func resizedPixels(width w: Int, height h: Int) -> UnsafeMutablePointer<UInt32> {
+        let cw = min(w, width), ch = min(h, height)
+        #if FUZZING
+        let np = Framebuffer.zeroed(max(1, w * h))
+        for y in 0..<ch { (np + y * w).update(from: pixels + y * width, count: cw) }
+        #else
+        // each pixel written once (every page touched now, as `zeroed` does): copied, or black
+        let np = UnsafeMutablePointer<UInt32>.allocate(capacity: max(1, w * h))
+        if w * h == 0 { np.initialize(to: 0) }
+        for y in 0..<h {
+            let row = np + y * w
+            if y < ch {
+                row.initialize(from: pixels + y * width, count: cw)
+                if w > cw { fillPixels(row + cw, 0, w - cw) }
+            } else {
+                fillPixels(row, 0, w)
+            }
+        }
+        #endif
+        return np
+    }
+
+    /// Under the writer lock: `resizedPixels(width: w, height: h)` become the framebuffer.
+    public func adopt(_ np: UnsafeMutablePointer<UInt32>, width w: Int, height h: Int) {
         Framebuffer.release(pixels, max(1, width * height))
         pixels = np; width = w; height = h
         damageLock.locked { damage = [bounds]; painted = 0 }

@@ -8,7 +8,11 @@ import RFB
 public final class FrameRenderer {
     let renderer: OpaquePointer
     private(set) var texture: OpaquePointer?
+    /// The framebuffer's size: the part of the texture in use.
     public private(set) var textureWidth = 0, textureHeight = 0
+    /// The texture's own size: a framebuffer that fits in it reuses it (a server resizing
+    /// again and again costs no new texture each time), unless it would use under a quarter.
+    private(set) var allocatedWidth = 0, allocatedHeight = 0
     /// Pixels and rects sent to the texture by the last `upload` (tests and the benchmark).
     public private(set) var lastUploadPixels = 0, lastUploadRects = 0
     /// The framebuffer rects the last `upload` changed (the whole framebuffer after a resize).
@@ -29,26 +33,33 @@ public final class FrameRenderer {
 
     /// Copies what changed since the last call, up to `budget` pixels (the rest waits for the
     /// next call). The caller holds the lock that guards `fb`. A new framebuffer size
-    /// (DesktopSize) recreates the texture and uploads it whole.
+    /// (DesktopSize) gets a texture (a new one unless it fits in the last) and uploads it
+    /// whole, over as many calls as the budget takes.
     @discardableResult
     public func upload(_ fb: Framebuffer, budget: Int = FrameRenderer.uploadBudgetPixels) -> Bool {
         lastUploadPixels = 0; lastUploadRects = 0; lastDamage = []
         guard fb.width > 0, fb.height > 0 else { return false }
         if texture == nil || fb.width != textureWidth || fb.height != textureHeight {
-            if let t = texture { SDL_DestroyTexture(t) }
-            linear = nil
-            texture = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_RGB888.rawValue,
-                                        Int32(SDL_TEXTUREACCESS_STREAMING.rawValue), Int32(fb.width), Int32(fb.height))
-            guard texture != nil else {
-                FileHandle.standardError.write(Data("viewer: cannot make a \(fb.width)x\(fb.height) texture: \(String(cString: SDL_GetError()))\n".utf8))
-                textureWidth = 0; textureHeight = 0
-                return false
+            let fits = fb.width <= allocatedWidth && fb.height <= allocatedHeight
+                && fb.width * fb.height * 4 >= allocatedWidth * allocatedHeight
+            if texture == nil || !fits {
+                if let t = texture { SDL_DestroyTexture(t) }
+                linear = nil
+                texture = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_RGB888.rawValue,
+                                            Int32(SDL_TEXTUREACCESS_STREAMING.rawValue), Int32(fb.width), Int32(fb.height))
+                guard texture != nil else {
+                    FileHandle.standardError.write(Data("viewer: cannot make a \(fb.width)x\(fb.height) texture: \(String(cString: SDL_GetError()))\n".utf8))
+                    textureWidth = 0; textureHeight = 0; allocatedWidth = 0; allocatedHeight = 0
+                    return false
+                }
+                allocatedWidth = fb.width; allocatedHeight = fb.height
             }
             textureWidth = fb.width; textureHeight = fb.height
+            blackMargin()
+            // the whole new size, within the budget like any damage: a server resizing a huge
+            // desktop again and again cannot make a present copy all of it each time
             _ = fb.takeDamage()
-            carried = []
-            send(fb, fb.bounds)
-            return true
+            carried = [fb.bounds]
         }
         if textureStale {
             // the direct path drew the window without us: the texture is whole again first
@@ -92,6 +103,19 @@ public final class FrameRenderer {
     var textureStale = false
     /// Output rects the last `copyDirect` wrote.
     var directRects: [SDL_Rect] = []
+
+    /// In a reused texture, the column and row just past the framebuffer are black: scaled
+    /// (linear filtering) the edge pixels blend with them, not with a larger desktop's pixels.
+    private func blackMargin() {
+        guard let t = texture else { return }
+        let edges = [Rect(x: textureWidth, y: 0, w: min(1, allocatedWidth - textureWidth), h: min(allocatedHeight, textureHeight + 1)),
+                     Rect(x: 0, y: textureHeight, w: min(allocatedWidth, textureWidth + 1), h: min(1, allocatedHeight - textureHeight))]
+        for r in edges where !r.isEmpty {
+            let black = [UInt32](repeating: 0, count: r.area)
+            var sr = SDL_Rect(x: Int32(r.x), y: Int32(r.y), w: Int32(r.w), h: Int32(r.h))
+            black.withUnsafeBytes { SDL_UpdateTexture(t, &sr, $0.baseAddress, Int32(r.w * 4)) }
+        }
+    }
 
     private func send(_ fb: Framebuffer, _ r: Rect) {
         guard !r.isEmpty, let t = texture else { return }
