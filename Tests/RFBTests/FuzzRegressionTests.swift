@@ -22,6 +22,21 @@ final class FuzzRegressionTests: XCTestCase {
         return nil
     }
 
+    // MARK: resizes
+
+    /// stream: a DesktopSize, then a rect in an unknown encoding. Fed whole the parse failed
+    /// with the resize still noted (40x20 never made); fed in pieces it was made when the
+    /// first piece ended. The size the server set is made either way.
+    func testAResizeBeforeAFailureIsMadeHoweverFed() {
+        let bytes = S.hello(w: 32, h: 16) + S.update([S.rect(0, 0, 40, 20, Encoding.desktopSize),
+                                                      S.rect(0, 0, 0x7f7f, 0x7f7f, 0x7f7f_7f7f)])
+        for chunk in [bytes.count, 1, 7] {
+            let e = ClientEngine(settings: ClientSettings())
+            XCTAssertNotNil(run(e, bytes, chunk: chunk))
+            XCTAssertEqual(e.framebuffer?.width, 40, "chunk \(chunk)"); XCTAssertEqual(e.framebuffer?.height, 20)
+        }
+    }
+
     // MARK: RSA-AES "ne" types
 
     /// An RA2ne server, its key and ours fixed: the bytes up to and including the AES-EAX

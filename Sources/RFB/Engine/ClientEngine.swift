@@ -295,6 +295,9 @@ public final class ClientEngine: SecurityContext {
         } catch {
             // a rect on a worker failed first: its message is the one the sequential path gives
             if let o = offload, o.hasPending { do { try o.drain() } catch let e as ProtocolError { throw fail(e) } }
+            // the size the server set before the failure, as a parse that stopped between (fed
+            // in pieces) would have made it
+            if pendingResize != nil { try? applyResize() }
             throw error
         }
         try checkWorkers()
