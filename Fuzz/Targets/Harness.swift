@@ -98,6 +98,8 @@ func drive(_ e: ClientEngine, _ bytes: [UInt8], chunk: Int, record: Bool = false
             if record { o.events += e.takeEvents(); o.output += e.takeOutput() } else { _ = e.takeOutput(); _ = e.takeEvents() }
             if stopAtChannel && e.hasSecureChannel { o.cut = true; break }
         }
+        // rects of an unfinished update may still be on workers (`decodeThreads` above 1)
+        if !o.cut { try e.checkWorkers(wait: true) }
     } catch let err as ProtocolError {
         o.error = err.message
     } catch {

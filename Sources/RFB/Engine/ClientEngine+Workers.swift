@@ -16,4 +16,11 @@ extension ClientEngine {
         guard let o = offload, o.hasPending, wait || o.anyFailed.load(ordering: .acquiring) else { return }
         do { try o.drain() } catch let e as ProtocolError { throw fail(e) }
     }
+
+    /// Fuzzing only: every rect a worker can take goes to one however small, and the jobs in
+    /// flight may hold `budgetBytes` (default: the viewer's budget).
+    @_spi(Fuzzing) public func offloadEveryRect(budgetBytes: Int? = nil) {
+        offload?.minPixels = 0
+        if let budgetBytes { offload?.budgetBytes = budgetBytes }
+    }
 }
