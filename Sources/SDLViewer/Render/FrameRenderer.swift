@@ -113,7 +113,7 @@ public final class FrameRenderer {
         for r in edges where !r.isEmpty {
             let black = [UInt32](repeating: 0, count: r.area)
             var sr = SDL_Rect(x: Int32(r.x), y: Int32(r.y), w: Int32(r.w), h: Int32(r.h))
-            black.withUnsafeBytes { SDL_UpdateTexture(t, &sr, $0.baseAddress, Int32(r.w * 4)) }
+            _ = black.withUnsafeBytes { SDL_UpdateTexture(t, &sr, $0.baseAddress, Int32(r.w * 4)) }
         }
     }
 
