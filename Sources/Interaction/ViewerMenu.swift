@@ -99,6 +99,20 @@ public struct ViewerMenu: Equatable, Sendable {
         items.append(Item(title: "Disconnect", action: .disconnect, checked: false, separatorAbove: true))
     }
 
+    /// Drops the entries `keep` refuses (a kiosk's lock); a rule above a dropped entry moves to
+    /// the next one kept.
+    public mutating func keepItems(_ keep: (MenuAction) -> Bool) {
+        var out: [Item] = [], rule = false
+        for var it in items {
+            guard keep(it.action) else { rule = rule || it.separatorAbove; continue }
+            it.separatorAbove = (it.separatorAbove || rule) && !out.isEmpty
+            rule = false
+            out.append(it)
+        }
+        items = out
+        selected = min(selected, max(0, items.count - 1))
+    }
+
     public mutating func moveSelection(by d: Int) {
         guard !items.isEmpty else { return }
         selected = ((selected + d) % items.count + items.count) % items.count

@@ -86,8 +86,9 @@ public struct ViewerUI: Equatable, Sendable {
     public private(set) var ended: Ended?
     /// The connection dropped and a retry is counting down.
     public var reconnecting = false
-    /// Ctrl+Alt+R records (not in playback); the front end sets it.
-    public var canRecord = true
+    /// What the viewer's own controls may change (a kiosk locks them): the menu's entries and
+    /// the shortcuts that stand for them ask it alike; the front end sets it.
+    public var lock = ControlLock()
     /// Esc may end the viewer while it reconnects (not in a kiosk); the front end sets it.
     public var canQuit = true
     /// A credential or trust prompt is up (the front end holds its editor).
@@ -145,11 +146,16 @@ public struct ViewerUI: Equatable, Sendable {
         }
     }
 
+    /// Opens the menu (its lock was passed: the front end asks it first) with the entries the
+    /// lock allows from the menu.
     public mutating func openMenu(_ c: MenuContext) {
-        menu = ViewerMenu(fullscreen: c.fullscreen, scaling: c.scaling, viewOnly: c.viewOnly,
-                          touchMode: c.touchMode, keyboardShown: c.keyboardShown, zoomed: c.scaling != .fit,
-                          screens: severalScreens ? screenLayout.map { ScreenPicker(layout: $0).label(for: monitorChoice) } : nil,
-                          recording: c.recording, power: c.power, audio: c.audio, info: c.info)
+        var m = ViewerMenu(fullscreen: c.fullscreen, scaling: c.scaling, viewOnly: c.viewOnly,
+                           touchMode: c.touchMode, keyboardShown: c.keyboardShown, zoomed: c.scaling != .fit,
+                           screens: severalScreens ? screenLayout.map { ScreenPicker(layout: $0).label(for: monitorChoice) } : nil,
+                           recording: c.recording, power: c.power, audio: c.audio, info: c.info)
+        let lock = self.lock
+        m.keepItems { lock.allows($0, via: .menu) }
+        menu = m
     }
 
     public mutating func closeMenu() { menu = nil }
@@ -221,22 +227,31 @@ public struct ViewerUI: Equatable, Sendable {
         if menu != nil { return .handled(menuKey(k)) }
         if picker != nil { return .handled(pickerKey(k)) }
         guard k.down else { return .desktop }
+        // A shortcut stands for a menu entry and asks the lock as the menu does; a locked one
+        // is no shortcut at all: the key goes to the desktop like any other.
+        func shortcut(_ entry: MenuAction, _ effects: [UIEffect]) -> UIResult {
+            guard lock.allows(entry, via: .shortcut) else { return .desktop }
+            return .handled(k.isRepeat ? [] : effects)
+        }
         switch k.key {
         case .f11:
-            return .handled(k.isRepeat ? [] : [.toggleFullscreen])
+            return shortcut(.toggleFullscreen, [.toggleFullscreen])
         case .f9 where severalScreens:
-            return .handled(k.isRepeat ? [] : [.openPicker])
+            return shortcut(.openPicker, [.openPicker])
         case .pageDown where severalScreens && k.ctrlAlt, .pageUp where severalScreens && k.ctrlAlt:
-            // the screen shortcut is ours; its release is not sent (only what a press sent is released)
+            // the screen shortcut is ours; its release is not sent (only what a press sent is
+            // released); repeats step on
+            guard lock.allows(.openPicker, via: .shortcut) else { return .desktop }
             return .handled([.cycleMonitor(forward: k.key == .pageDown)])
         case .f8:
+            // the menu's own lock (locked, or the PIN pad) is the front end's to apply
             return .handled(k.isRepeat ? [] : [.openMenu])
         case .s where k.ctrlAlt:
-            return .handled(k.isRepeat ? [] : [.menuItem(.screenshot)])
-        case .r where k.ctrlAlt && canRecord:
-            return .handled(k.isRepeat ? [] : [.menuItem(.toggleRecording)])
+            return shortcut(.screenshot, [.menuItem(.screenshot)])
+        case .r where k.ctrlAlt:
+            return shortcut(.toggleRecording, [.menuItem(.toggleRecording)])
         case .i where k.ctrlAlt:
-            return .handled(k.isRepeat ? [] : [.menuItem(.toggleInfo)])
+            return shortcut(.toggleInfo, [.menuItem(.toggleInfo)])
         default:
             return .desktop
         }

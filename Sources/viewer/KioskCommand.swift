@@ -37,6 +37,7 @@ struct KioskCommand: ParsableCommand {
         if c.rotate != 0 { args += ["--rotate", "\(c.rotate)"] }
         if c.onScreenKeyboard { args.append("--on-screen-keyboard") }
         if c.viewOnly { args.append("--view-only") }
+        args += ["--recording-max-size", "\(c.recordingMaxBytes)"]
         if verbose { args.append("-v") }
         let view: ViewCommand
         do {
@@ -50,6 +51,12 @@ struct KioskCommand: ParsableCommand {
         case .locked: k.menuLock = .locked
         case .pin(let p): k.menuLock = .pin(p)
         }
+        // offered only when kiosk.conf says so (and the menu's lock lets them)
+        k.screenshots = c.screenshots
+        k.recording = c.recording
+        // wrong PINs counted across restarts, next to known_hosts in the state directory
+        k.pinFailures = PinFailureFile.standard()
+        k.holdsConsole = true
         k.notifier = SystemdNotifier()
         k.hideCursor = true
         view.runWindow(kiosk: k)

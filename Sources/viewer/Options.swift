@@ -79,6 +79,14 @@ enum Parse {
         return .number(n)
     }
 
+    /// A size such as 200M or 2G (bytes, K, M, G), from the recorder's smallest limit.
+    static func recordingSize(_ s: String) throws -> Int {
+        guard let n = SessionRecorder.parseSize(s), n >= SessionRecorder.minimumMaxBytes else {
+            throw ValidationError("give a size from 64K, such as 500M or 2G")
+        }
+        return n
+    }
+
     static func positive(_ what: String) -> @Sendable (String) throws -> Int {
         { s in
             guard let n = Int(s), n >= 1 else { throw ValidationError("give \(what)") }

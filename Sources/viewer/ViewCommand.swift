@@ -64,6 +64,10 @@ struct ViewCommand: ParsableCommand {
     @Option(help: "Remap modifiers sent to the server, e.g. super=alt,alt=super (shift, control, alt, super, altgr, meta).")
     var mapModifier: String?
 
+    @Option(help: "Where a recording made in the window (the F8 menu, Ctrl+Alt+R) stops by itself, e.g. 500M or 2G (default 1G).",
+            transform: Parse.recordingSize)
+    var recordingMaxSize: Int?
+
     @Option(help: "Reconnect automatically when the connection drops or cannot be made: never, always, or a number of attempts (backoff 1 s doubling to 30 s, with jitter).",
             transform: Parse.reconnect)
     var reconnect = ReconnectPolicy(mode: .never)
@@ -112,6 +116,7 @@ struct ViewCommand: ParsableCommand {
         w.kiosk = kiosk
         w.rotation = rotate
         w.audioWanted = audio
+        if let n = recordingMaxSize { w.recordingMaxBytes = n }
         let end: Session.State
         do { end = try w.run() } catch { die("\(error)") }
         // started by the launcher: leave it a picture of the last screen

@@ -43,8 +43,48 @@ final class ViewerUITests: XCTestCase {
         XCTAssertEqual(ui.key(UIKeyEvent(.s)), .desktop)
         XCTAssertEqual(ui.key(UIKeyEvent(.r)), .desktop)
         XCTAssertEqual(ui.key(UIKeyEvent(.s, isRepeat: true, ctrlAlt: true)), .handled([]))
-        ui.canRecord = false
+        ui.lock.recording = false
         XCTAssertEqual(ui.key(UIKeyEvent(.r, ctrlAlt: true)), .desktop)
+    }
+
+    /// A kiosk's lock: every shortcut that stands for a menu entry asks the same check as the
+    /// menu, so a locked menu locks them (the key goes to the desktop instead), a PIN menu
+    /// offers them only through the menu, and screenshots and recording are there only when
+    /// the kiosk enables them.
+    func testLockedControlsAreLockedEverywhere() {
+        var ui = ViewerUI()
+        ui.screenLayout = twoScreens
+        let shortcuts = [K(.f11), K(.f9), K(.pageDown, ctrlAlt: true), K(.s, ctrlAlt: true), K(.r, ctrlAlt: true), K(.i, ctrlAlt: true)]
+        for lock in [ControlLock(menu: .locked), ControlLock(menu: .pin("2468"))] {
+            ui.lock = lock
+            for k in shortcuts { XCTAssertEqual(ui.key(k), .desktop, "\(lock.menu): \(k.key) got past the lock") }
+            XCTAssertEqual(ui.key(K(.f8)), .handled([.openMenu]), "F8 asks the menu's own lock (the PIN pad)")
+        }
+        // behind the PIN, the menu (once open) has what the kiosk offers, no screenshot or recording
+        ui.lock = ControlLock(menu: .pin("2468"), screenshots: false, recording: false)
+        var c = context
+        c.recording = false
+        c.info = false
+        ui.openMenu(c)
+        let actions = ui.menu?.items.map(\.action) ?? []
+        XCTAssertFalse(actions.contains(.screenshot))
+        XCTAssertFalse(actions.contains(.toggleRecording))
+        XCTAssertTrue(actions.contains(.toggleFullscreen) && actions.contains(.toggleInfo) && actions.contains(.disconnect), "\(actions)")
+        XCTAssertEqual(ui.menu?.items.first { $0.action == .toggleInfo }?.separatorAbove, true, "the screenshot's rule stays")
+        ui.closeMenu()
+        ui.lock = ControlLock(menu: .pin("2468"), screenshots: true, recording: true)
+        ui.openMenu(c)
+        XCTAssertTrue(ui.menu?.items.contains { $0.action == .screenshot } == true)
+        ui.closeMenu()
+        // an open menu with screenshots and recording off: their shortcuts are off too
+        ui.lock = ControlLock(menu: .open, screenshots: false, recording: false)
+        XCTAssertEqual(ui.key(K(.s, ctrlAlt: true)), .desktop)
+        XCTAssertEqual(ui.key(K(.r, ctrlAlt: true)), .desktop)
+        XCTAssertEqual(ui.key(K(.f11)), .handled([.toggleFullscreen]))
+        // input for the desktop stays the desktop's, whatever the lock
+        for a: MenuAction in [.toggleKeyboard, .sendCtrlAltDel, .sendF8, .resetZoom] {
+            XCTAssertTrue(ControlLock(menu: .locked, screenshots: false, recording: false).allows(a, via: .shortcut), "\(a)")
+        }
     }
 
     /// Ctrl+Alt+I toggles the connection-info panel; the menu has its entry, checked while it shows.

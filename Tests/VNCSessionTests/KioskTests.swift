@@ -56,6 +56,75 @@ final class KioskTests: XCTestCase {
         }
     }
 
+    /// Screenshots and recording are off unless kiosk.conf enables them; recordings have a cap.
+    func testCaptureKeys() throws {
+        let plain = try KioskConfig.parse("host = a")
+        XCTAssertFalse(plain.screenshots)
+        XCTAssertFalse(plain.recording)
+        XCTAssertEqual(plain.recordingMaxBytes, SessionRecorder.defaultMaxBytes)
+        let c = try KioskConfig.parse("host = a\nscreenshots = yes\nrecording = yes\nrecording-max-size = 200M")
+        XCTAssertTrue(c.screenshots)
+        XCTAssertTrue(c.recording)
+        XCTAssertEqual(c.recordingMaxBytes, 200 << 20)
+        XCTAssertThrowsError(try KioskConfig.parse("host = a\nrecording-max-size = 10K")) {
+            XCTAssertTrue("\($0)".contains("line 2: recording-max-size takes a size from 64K"), "\($0)")
+        }
+        XCTAssertThrowsError(try KioskConfig.parse("host = a\nrecording = sometimes"))
+    }
+
+    /// A password file (or a kiosk.conf holding the PIN) that every user can read is refused,
+    /// saying how to put it right; group-readable (the kiosk's group) is how it should be.
+    func testSecretFilesOthersCanReadAreRefused() throws {
+        let dir = NSTemporaryDirectory() + "farcast-kiosk-modes-\(UUID().uuidString.prefix(6))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pw = dir + "/kiosk.password", conf = dir + "/kiosk.conf"
+        try Data([1, 2, 3, 4, 5, 6, 7, 8]).write(to: URL(fileURLWithPath: pw))
+        try "host = a\npassword-file = \(pw)\n".write(toFile: conf, atomically: false, encoding: .utf8)
+        chmod(conf, 0o644)
+        chmod(pw, 0o640)
+        XCTAssertNoThrow(try KioskConfig.load(path: conf))
+        for mode: mode_t in [0o644, 0o604, 0o642] {
+            chmod(pw, mode)
+            XCTAssertThrowsError(try KioskConfig.load(path: conf), String(mode, radix: 8)) {
+                let m = "\($0)"
+                XCTAssertTrue(m.contains("\(pw) holds the server's password and every user can"), m)
+                XCTAssertTrue(m.contains("sudo chmod 0640 \(pw)"), m)
+            }
+        }
+        chmod(pw, 0o600)
+        try "host = a\nmenu = pin\npin = 2468\n".write(toFile: conf, atomically: false, encoding: .utf8)
+        chmod(conf, 0o644)
+        XCTAssertThrowsError(try KioskConfig.load(path: conf)) {
+            XCTAssertTrue("\($0)".contains("holds the menu's PIN and every user can read it (mode 0644)"), "\($0)")
+        }
+        chmod(conf, 0o640)
+        XCTAssertEqual(try KioskConfig.load(path: conf).menu, .pin("2468"))
+    }
+
+    /// The count of wrong PINs in the state directory: saved 0600, read back, and a file that
+    /// cannot be read or makes no sense is an error (the kiosk then starts locked), never a
+    /// fresh count.
+    func testPinFailureFile() throws {
+        let dir = NSTemporaryDirectory() + "farcast-pin-\(UUID().uuidString.prefix(6))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let f = PinFailureFile(path: dir + "/farcast/pin-failures")
+        XCTAssertNil(try f.load(), "no file: no wrong PIN")
+        try f.save(.init(failures: 5, lockedUntil: 1_767_225_600.2))
+        XCTAssertEqual(try f.load(), .init(failures: 5, lockedUntil: 1_767_225_601))
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: f.path)[.posixPermissions] as? Int, 0o600)
+        XCTAssertEqual(PinFailureFile.standard(environment: ["XDG_STATE_HOME": "/var/lib/farcast-kiosk"]).path,
+                       "/var/lib/farcast-kiosk/farcast/pin-failures", "next to known_hosts in the kiosk's state directory")
+        for bad in ["failures = 5\n", "failures = x\nlocked-until = 1\n", "failures = -1\nlocked-until = 1\n",
+                    "failures = 1\nlocked-until = 1\nsmuggled = 1\n", String(repeating: "#", count: 5000)] {
+            try bad.write(toFile: f.path, atomically: false, encoding: .utf8)
+            XCTAssertThrowsError(try f.load(), bad.prefix(40).description)
+        }
+        try FileManager.default.removeItem(atPath: f.path)
+        XCTAssertEqual(symlink("/etc/passwd", f.path), 0)
+        XCTAssertThrowsError(try f.load(), "a link is not followed")
+    }
+
     /// READY=1 and WATCHDOG=1 arrive on the socket systemd would listen on, pings at most at
     /// half the watchdog interval.
     func testNotifySendsReadyAndWatchdogPings() throws {

@@ -144,6 +144,53 @@ final class PlaybackTests: XCTestCase {
 }
 
 extension PlaybackTests {
+    /// A recording with a size limit stops at the block that would cross it: the file stays
+    /// within the limit, holds whole blocks (it plays to that point), and `onStop` says so once.
+    func testRecordingStopsAtItsSizeLimit() throws {
+        let t = MemoryTransport()
+        let s = Session(spec: "memory", settings: ClientSettings()) { _ in t }
+        let path = NSTemporaryDirectory() + "farcast-cap-\(UUID().uuidString.prefix(6)).fbs"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let limit = 20_000
+        let rec = try SessionRecorder(path: path, maxBytes: limit)
+        final class Count: @unchecked Sendable { let lock = NSLock(); var n = 0 }
+        let stops = Count()
+        rec.onStop = { stops.lock.withLock { stops.n += 1 } }
+        s.startRecording(rec)
+        let w = Watcher(s)
+        s.start()
+        defer { s.stop(); s.waitUntilStopped(timeout: 2) }
+        XCTAssertTrue(FakeServer.handshakeNone(t, width: 64, height: 32))
+        XCTAssertTrue(w.wait { _, st in st == .ready })
+        // raw 64x32 updates, 8 KiB each: the third would cross 20 000 bytes
+        for v in 1...5 as ClosedRange<UInt32> {
+            var update: [UInt8] = [0, 0, 0, 1] + FakeServer.be16(0) + FakeServer.be16(0) + FakeServer.be16(64) + FakeServer.be16(32) + FakeServer.be32(0)
+            for _ in 0..<(64 * 32) { update += [UInt8(v), 0, 0, 0] }
+            t.serverSend(update)
+            XCTAssertTrue(w.wait { _, _ in self.pixel(s) == v })
+        }
+        XCTAssertTrue(rec.limitReached)
+        XCTAssertTrue(rec.stopped)
+        XCTAssertNil(rec.failure)
+        XCTAssertEqual(stops.lock.withLock { stops.n }, 1, "onStop once")
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        XCTAssertLessThanOrEqual(size, limit)
+        XCTAssertEqual(size, rec.fileBytes)
+        XCTAssertGreaterThan(size, 8192, "the first update is in")
+        let r = try FBSRecording(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+        let e = ClientEngine(settings: ClientSettings())
+        XCTAssertNoThrow(try e.feed(r.stream))
+        XCTAssertEqual(e.framebuffer?.pixels[0], 2, "whole blocks: it plays to the second update")
+        s.stopRecording()
+
+        XCTAssertEqual(SessionRecorder.parseSize("200M"), 200 << 20)
+        XCTAssertEqual(SessionRecorder.parseSize("2G"), 2 << 30)
+        XCTAssertEqual(SessionRecorder.parseSize("512KiB"), 512 << 10)
+        XCTAssertEqual(SessionRecorder.parseSize("1 MB"), 1 << 20)
+        XCTAssertEqual(SessionRecorder.parseSize("65536"), 65536)
+        for bad in ["", "M", "-1G", "0", "1.5G", "ten", "99999999999999999999G"] { XCTAssertNil(SessionRecorder.parseSize(bad), bad) }
+    }
+
     /// Recording started mid-session, with an update of ExtendedDesktopSize alone arriving in
     /// pieces (as Xvnc sends after a full update request).
     func testMidSessionRecordingDecodes() throws {

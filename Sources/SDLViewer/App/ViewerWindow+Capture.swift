@@ -16,6 +16,7 @@ final class MainTasks: @unchecked Sendable {
 extension ViewerWindow {
     func runMainTasks() {
         for n in mainTasks.take() { showNotice(n) }
+        if let r = recorder, r.stopped { endRecording(r) }
     }
 
     /// The pixels are copied under the framebuffer lock (one memcpy per row); encoding and
@@ -57,20 +58,16 @@ extension ViewerWindow {
 
     /// Starts recording into the videos folder, or stops and says where the file is.
     func toggleRecording() {
-        if let r = recorder {
-            session.stopRecording()
-            recorder = nil
-            router?.recording = false
-            let figures = String(format: "%.0f s, %@", r.seconds, ByteCountFormatter.string(fromByteCount: Int64(r.bytes), countStyle: .file))
-            showNotice(r.failure ?? "Recording saved (\(figures)): \(r.path)")
-            fullPresent = true
-            return
-        }
+        if let r = recorder { endRecording(r); return }
         let name = session.desktopName.isEmpty ? session.spec : session.desktopName
         do {
             let (path, fd) = try PrivateFile.createFresh(in: UserDirectories.path("VIDEOS"),
                                                          name: UserDirectories.stampedName(name, ext: "fbs"))
-            let r = SessionRecorder(path: path, fileDescriptor: fd)
+            let r = SessionRecorder(path: path, fileDescriptor: fd, maxBytes: recordingMaxBytes)
+            // the size limit or a write error stops it on the session's thread: the next
+            // wake-up ends it here (runMainTasks)
+            let wake = self.wake
+            r.onStop = { wake?.signal() }
             session.startRecording(r)
             recorder = r
             router?.recording = true
@@ -78,6 +75,24 @@ extension ViewerWindow {
         } catch {
             showNotice("Recording could not start: \(error)")
         }
+    }
+
+    /// Stopped from the menu or Ctrl+Alt+R, or by itself (the size limit, a write error): the
+    /// file is closed and a notice says where it is and why it ended.
+    func endRecording(_ r: SessionRecorder) {
+        session.stopRecording()
+        recorder = nil
+        router?.recording = false
+        let size = { (n: Int) in ByteCountFormatter.string(fromByteCount: Int64(n), countStyle: .file) }
+        let figures = String(format: "%.0f s, %@", r.seconds, size(r.fileBytes))
+        if r.limitReached {
+            let line = "Recording stopped at its size limit (\(size(r.maxBytes ?? r.fileBytes))): \(r.path)"
+            FileHandle.standardError.write(Data("viewer: \(line)\n".utf8))
+            showNotice(line)
+        } else {
+            showNotice(r.failure ?? "Recording saved (\(figures)): \(r.path)")
+        }
+        fullPresent = true
     }
 
     /// Before teardown: a recording in progress is closed (what was written stays playable).

@@ -1,11 +1,23 @@
 import CSDL2
+import Foundation
 import Interaction
 import VNCSession
 
-/// What a kiosk (`farcast kiosk`) changes in the window: the menu's lock, systemd's watchdog,
-/// and the local cursor hidden until a real mouse moves.
+/// What a kiosk (`farcast kiosk`) changes in the window: the lock on its own controls, the PIN
+/// pad's count kept in the state directory, systemd's watchdog, the console held, and the local
+/// cursor hidden until a real mouse moves.
 public struct KioskOptions {
     public var menuLock: MenuLock = .open
+    /// Screenshots and recording (the menu's entries and their shortcuts); a kiosk offers them
+    /// only when kiosk.conf says so.
+    public var screenshots = true
+    public var recording = true
+    /// Where wrong PINs are counted across restarts (the kiosk's state directory); nil: in
+    /// memory only.
+    public var pinFailures: PinFailureFile?
+    /// Keep the virtual terminal on KMSDRM (no VT switch away from the kiosk while it runs).
+    public var holdsConsole = false
+    var console: ConsoleHold?
     /// READY=1 once the window is up, WATCHDOG=1 from the event loop.
     public var notifier: SystemdNotifier?
     /// A touch panel has no pointer to show; a mouse plugged in brings it back.
@@ -21,6 +33,49 @@ extension ViewerWindow {
     /// Without a window system the window is the display: it takes the display's own mode
     /// (a windowed request would switch KMSDRM to 1024x768 and letterbox).
     static var ownsDisplay: Bool { videoDriver.lowercased() == "kmsdrm" }  // SDL names it "KMSDRM"
+
+    /// At start, the window made: the console held, the PIN count read back.
+    func startKiosk(_ router: InputRouter) {
+        if kiosk.holdsConsole && ViewerWindow.ownsDisplay {
+            let hold = ConsoleHold()
+            if hold.hold() { kiosk.console = hold } else { kioskSay("cannot hold the console's VT (\(String(cString: strerror(errno)))): a VT switch can leave the kiosk") }
+        }
+        guard case .pin = kiosk.menuLock, let file = kiosk.pinFailures else { return }
+        do {
+            if let r = try file.load() { router.pinLockout = PinLockout(failures: r.failures, lockedUntil: r.lockedUntil) }
+        } catch {
+            // a count that cannot be read is no fresh count: the pad starts locked
+            let now = router.pinClock()
+            var l = PinLockout(failures: PinLockout.freeTries, lockedUntil: 0)
+            l.recordFailure(now: now)
+            router.pinLockout = l
+            kioskSay("\(error): the PIN pad starts locked")
+        }
+    }
+
+    /// The PIN pad's events: said in the journal, the count saved after each PIN checked.
+    func kioskPin(_ e: PinEvent) {
+        switch e {
+        case .openedLocked(let s, let n):
+            kioskSay("the PIN pad is locked for \(Int(s.rounded(.up))) s more (\(n) wrong PINs in a row)")
+            return
+        case .rejected(let n, let lock):
+            kioskSay("a wrong PIN (\(n) in a row)" + (lock > 0 ? ": the PIN pad is locked for \(Int(lock)) s" : ""))
+        case .accepted:
+            kioskSay("the menu was opened with the PIN")
+        }
+        guard let file = kiosk.pinFailures, let l = router?.pinLockout else { return }
+        do {
+            try file.save(PinFailureFile.Record(failures: l.failures, lockedUntil: l.lockedUntil))
+        } catch {
+            kioskSay("cannot keep the count of wrong PINs: \(error)")
+        }
+    }
+
+    /// A line for the journal (stderr under systemd), whatever -v says.
+    func kioskSay(_ line: String) {
+        FileHandle.standardError.write(Data("viewer: kiosk: \(line)\n".utf8))
+    }
 
     /// Every event: a real mouse moving shows the cursor again.
     func kioskSaw(_ e: SDL_Event) {

@@ -62,6 +62,8 @@ public final class ViewerWindow {
     let mainTasks = MainTasks()
     /// The session recording while one runs (menu or Ctrl+Alt+R), with its red dot.
     var recorder: SessionRecorder?
+    /// Where a recording stops by itself (`--recording-max-size`); set before `run()`.
+    public var recordingMaxBytes: Int? = SessionRecorder.defaultMaxBytes
     /// `viewer play`: the recording being played; set before `run()`.
     public var player: Player?
     /// `--rotate`: degrees clockwise the picture is turned on the screen; set before `run()`.
@@ -155,10 +157,12 @@ public final class ViewerWindow {
         defer { stopSession() }
         defer { finishRecording() }
         router.recording = player == nil ? false : nil
-        router.menuLock = kiosk.menuLock
+        // one lock for the menu and every shortcut; nothing recorded while playing one back
+        router.ui.lock = ControlLock(menu: kiosk.menuLock, screenshots: kiosk.screenshots,
+                                    recording: kiosk.recording && player == nil)
         router.ui.canQuit = kiosk.menuLock == .open
+        startKiosk(router)
         kiosk.notifier?.ready(status: "connecting to \(session.spec)")
-        router.ui.canRecord = player == nil
         if player != nil { showTimeline() }
         // first: a question still open is cancelled before the session stops
         defer { closePrompt(); prompter?.detach() }
@@ -242,6 +246,7 @@ public final class ViewerWindow {
     }
 
     func teardown() {
+        kiosk.console?.release()
         stopSelectionReader()
         softCursor = nil
         frame = nil
@@ -335,6 +340,8 @@ public final class ViewerWindow {
                 redraw = true
             case .toggleRecording:
                 toggleRecording()
+            case .pin(let e):
+                kioskPin(e)
             case .quit:
                 quit = true
             case .retryNow:

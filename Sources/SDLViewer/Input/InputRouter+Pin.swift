@@ -4,21 +4,25 @@ import Interaction
 /// A kiosk's locked menu: F8 or the top-edge swipe opens the PIN pad instead, and while it is
 /// up every key, click and touch goes to it (none to the server).
 extension InputRouter {
-    /// Whether the menu may open now; with a PIN, the pad comes up first.
-    func menuMayOpen() -> Bool {
+    /// Whether the menu may open now; with a PIN, the pad comes up first (saying at once when
+    /// wrong PINs still lock it: the count is the router's, not the pad's, so Cancel and F8
+    /// again start no fresh count).
+    func menuMayOpen() -> (open: Bool, actions: [RouterAction]) {
         switch menuLock {
-        case .open: return true
-        case .locked: return false
+        case .open: return (true, [])
+        case .locked: return (false, [])
         case .pin(let p):
             releaseAll()
-            pinPad = PinPad(pin: p)
-            return false
+            let now = pinClock()
+            pinPad = PinPad(pin: p, lockout: pinLockout, now: now)
+            let left = pinLockout.remaining(now: now)
+            return (false, left > 0 ? [.pin(.openedLocked(seconds: left, failures: pinLockout.failures))] : [])
         }
     }
 
     func handlePin(_ e: SDL_Event) -> [RouterAction] {
         guard var pad = pinPad else { return [] }
-        let now = Double(SDL_GetTicks()) / 1000
+        let now = pinClock()
         var key: PinPad.Key?
         switch e.type {
         case SDL_KEYDOWN.rawValue:
@@ -43,20 +47,19 @@ extension InputRouter {
             return []
         }
         guard let key else { return [] }
-        let outcome = pad.press(key, now: now)
+        let outcome = pad.press(key, now: now, lockout: &pinLockout)
         pinPad = pad
         switch outcome {
         case .accepted:
             pinPad = nil
-            let saved = menuLock
-            menuLock = .open
-            openMenu()
-            menuLock = saved
-            return [.menuChanged, .redraw]
+            showMenu()
+            return [.menuChanged, .redraw, .pin(.accepted)]
         case .cancelled:
             pinPad = nil
             return [.menuChanged, .redraw]
-        case .rejected, .none:
+        case .rejected(let lock):
+            return [.redraw, .pin(.rejected(failures: pinLockout.failures, lockSeconds: lock))]
+        case .none:
             return [.redraw]
         }
     }

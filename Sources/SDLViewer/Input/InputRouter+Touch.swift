@@ -82,7 +82,7 @@ extension InputRouter {
         // several remote screens (swipe to the next one)
         var open: Set<ScreenEdge> = [.top]
         if keyboard == nil { open.insert(.bottom) }
-        if severalScreens { open.formUnion([.left, .right]) }
+        if severalScreens && ui.lock.allows(.openPicker, via: .shortcut) { open.formUnion([.left, .right]) }
         let canStart = gestureFingers.isEmpty && !gestures.needsPolling
         switch edges.handle(t, area: touchArea, edges: open, canStart: canStart) {
         case .forward(let events):
@@ -91,8 +91,7 @@ extension InputRouter {
             uiFingers[finger] = .consumed
             switch s {
             case .openMenu:
-                openMenu()
-                return [.menuChanged, .redraw]
+                return openMenuActions()
             case .showKeyboard: return setKeyboard(shown: true)
             case .nextScreen: return [.cycleMonitor(forward: true)]
             case .previousScreen: return [.cycleMonitor(forward: false)]
@@ -145,7 +144,8 @@ extension InputRouter {
             case .viewChanged:
                 out.append(.redraw)
             case .threeFingerSwipe(let d):
-                guard severalScreens else { continue }
+                // the screens' shortcut: asks the lock as F9 does
+                guard severalScreens, ui.lock.allows(.openPicker, via: .shortcut) else { continue }
                 switch d {
                 case .up:
                     openPicker()

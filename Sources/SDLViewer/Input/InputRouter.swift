@@ -1,4 +1,5 @@
 import CSDL2
+import Foundation
 import RFB
 import Interaction
 
@@ -31,8 +32,17 @@ public final class InputRouter {
     public var fullscreen = false
     /// Whether the session is being recorded, for the menu's check mark; nil: not offered.
     public var recording: Bool? = false
-    /// A kiosk's menu: open, locked, or behind a PIN (`pinPad` while it is asked).
-    public var menuLock: MenuLock = .open
+    /// A kiosk's menu: open, locked, or behind a PIN (`pinPad` while it is asked). Part of
+    /// `ui.lock`, which the shortcuts ask too.
+    public var menuLock: MenuLock {
+        get { ui.lock.menu }
+        set { ui.lock.menu = newValue }
+    }
+    /// Wrong PINs in a row, across every pad this router shows; the window loads it from the
+    /// kiosk's state directory at start and saves it after each `.pin` event.
+    public var pinLockout = PinLockout()
+    /// The PIN lockout's clock: wall-clock seconds (the count outlives the process).
+    public var pinClock: () -> Double = { Date().timeIntervalSince1970 }
     /// The server offers xvp power control: the menu has its entries.
     public var powerControl = false
     /// QEMU's sound: nil when the server has none, else whether it is on.
@@ -110,8 +120,19 @@ public final class InputRouter {
     var severalScreens: Bool { ui.severalScreens }
     var sessionEnded: Bool { ui.ended != nil }
 
-    public func openMenu() {
-        guard menuMayOpen() else { return }
+    /// Opens the menu when its lock lets it; with a PIN, the pad comes up instead.
+    public func openMenu() { _ = openMenuActions() }
+
+    /// `openMenu`, with what the window has to do about it.
+    func openMenuActions() -> [RouterAction] {
+        let pin = menuMayOpen()
+        if !pin.open { return [.menuChanged, .redraw] + pin.actions }
+        showMenu()
+        return [.menuChanged, .redraw]
+    }
+
+    /// The menu, its lock passed (open, or the PIN typed).
+    func showMenu() {
         releaseAll()
         ui.openMenu(ViewerUI.MenuContext(fullscreen: fullscreen, scaling: viewport.mode, viewOnly: viewOnly,
                                          touchMode: touchMode, keyboardShown: keyboard != nil, recording: recording,
@@ -153,8 +174,7 @@ public final class InputRouter {
         case .chooseMonitor(let c): return [.chooseMonitor(c)]
         case .cycleMonitor(let f): return [.cycleMonitor(forward: f)]
         case .openMenu:
-            openMenu()
-            return [.menuChanged, .redraw]
+            return openMenuActions()
         case .openPicker:
             openPicker()
             return [.pickerChanged, .redraw]

@@ -35,4 +35,17 @@ public enum RouterAction: Equatable, Sendable {
     case toggleAudio
     /// The connection-info panel on or off (menu or Ctrl+Alt+I).
     case toggleInfo
+    /// The kiosk's PIN pad: the window logs it and, after a PIN was checked, saves the router's
+    /// `pinLockout` in the kiosk's state directory.
+    case pin(PinEvent)
+}
+
+/// What happened on the PIN pad.
+public enum PinEvent: Equatable, Sendable {
+    /// The pad came up while wrong PINs still lock it.
+    case openedLocked(seconds: Double, failures: Int)
+    /// A wrong PIN; `lockSeconds` > 0 when it locked the pad.
+    case rejected(failures: Int, lockSeconds: Double)
+    /// The right PIN: the menu opened.
+    case accepted
 }

@@ -10,10 +10,16 @@ import RFB
 /// boundary and the session asks for a full update, so it starts with a whole picture. Blocks
 /// are written as they arrive, stamped with milliseconds since the recording began.
 ///
+/// With `maxBytes`, the file never grows past it: the block that would cross it is not
+/// written, the file is closed (whole blocks only, so it plays to that point) and `stopped`
+/// says why; `onStop` tells the front end.
+///
 /// The engine's thread writes; any thread may `close()`. Files are made by `PrivateFile` (mode
 /// 0600, exclusively, no link followed): a recording holds whatever was on the remote screen.
 public final class SessionRecorder: MessageTap, @unchecked Sendable {
     public let path: String
+    /// The largest the file may grow (bytes, FBS framing included); nil: no limit.
+    public let maxBytes: Int?
     private let lock = NSLock()
     private var fd: Int32
     private var startedAt: Double?
@@ -21,21 +27,36 @@ public final class SessionRecorder: MessageTap, @unchecked Sendable {
     private var clock: () -> Double
     /// Message bytes written so far (not counting the FBS framing).
     public private(set) var bytes = 0
+    /// Bytes in the file so far (header and framing included).
+    public private(set) var fileBytes = 0
     /// The first write error; the recording stops there.
     public private(set) var failure: String?
+    /// The recording reached `maxBytes` and stopped there.
+    public private(set) var limitReached = false
+    /// Called once, on the engine's thread, when the recording stops by itself (the size limit
+    /// or a write error); set before the recording starts.
+    public var onStop: (@Sendable () -> Void)?
+
+    /// The window's limit when none is given (`--recording-max-size`, kiosk.conf's
+    /// `recording-max-size`): hours of a busy desktop, and no full disk from a recording
+    /// nobody stopped.
+    public static let defaultMaxBytes = 1 << 30
+    /// The smallest limit taken: less does not hold one full picture of a small desktop.
+    public static let minimumMaxBytes = 64 << 10
 
     /// Into `path` (`-o FILE`): a regular file there is replaced, a link is not followed.
-    public convenience init(path: String, clock: @escaping () -> Double = monotonicSeconds) throws {
+    public convenience init(path: String, maxBytes: Int? = nil, clock: @escaping () -> Double = monotonicSeconds) throws {
         let fd: Int32
         do { fd = try PrivateFile.create(path, replacingRegularFile: true) } catch {
             throw TransportError("the recording: \(error)")
         }
-        self.init(path: path, fileDescriptor: fd, clock: clock)
+        self.init(path: path, fileDescriptor: fd, maxBytes: maxBytes, clock: clock)
     }
 
     /// Into a file already made (`PrivateFile.createFresh`); the recorder closes `fileDescriptor`.
-    public init(path: String, fileDescriptor: Int32, clock: @escaping () -> Double = monotonicSeconds) {
+    public init(path: String, fileDescriptor: Int32, maxBytes: Int? = nil, clock: @escaping () -> Double = monotonicSeconds) {
         self.path = path
+        self.maxBytes = maxBytes
         self.clock = clock
         fd = fileDescriptor
         write(FBSEncoder.header)
@@ -52,6 +73,19 @@ public final class SessionRecorder: MessageTap, @unchecked Sendable {
 
     /// Seconds recorded so far.
     public var seconds: Double { lock.withLock { startedAt.map { clock() - $0 } ?? 0 } }
+
+    /// The recording stopped by itself (the size limit or a write error).
+    public var stopped: Bool { lock.withLock { limitReached || failure != nil } }
+
+    /// "200M", "1G", "512K" or plain bytes (K, M, G: 1024-based; "MiB" and "MB" read alike).
+    public static func parseSize(_ text: String) -> Int? {
+        var t = text.trimmingCharacters(in: .whitespaces).uppercased()
+        for suffix in ["IB", "B"] where t.hasSuffix(suffix) && t.count > suffix.count { t.removeLast(suffix.count); break }
+        var shift = 0
+        if let last = t.last, let i = ["K", "M", "G", "T"].firstIndex(of: String(last)) { shift = 10 * (i + 1); t.removeLast() }
+        guard let n = Int(t.trimmingCharacters(in: .whitespaces)), n > 0, n <= Int.max >> shift else { return nil }
+        return n << shift
+    }
 
     public func tapStarted(width: Int, height: Int, name: String, format: PixelFormat) {
         lock.withLock {
@@ -70,21 +104,45 @@ public final class SessionRecorder: MessageTap, @unchecked Sendable {
                 + [0xff, 0xff, 0xff, 0x21]   // DesktopSize (-223)
             block(update)
         }
+        notifyIfStopped()
     }
 
     public func tapped(_ data: UnsafeRawBufferPointer) {
         lock.withLock {
             guard fd >= 0, startedAt != nil else { return }
-            bytes += data.count
-            writeBlock(data)
+            if writeBlock(data) { bytes += data.count }
         }
+        notifyIfStopped()
     }
 
-    private func block(_ data: [UInt8]) { data.withUnsafeBytes { writeBlock($0) } }
+    private var stopNotified = false
 
-    private func writeBlock(_ data: UnsafeRawBufferPointer) {
+    /// `onStop`, once, outside the lock.
+    private func notifyIfStopped() {
+        let notify: Bool = lock.withLock {
+            guard (limitReached || failure != nil) && !stopNotified else { return false }
+            stopNotified = true
+            return true
+        }
+        if notify { onStop?() }
+    }
+
+    private func block(_ data: [UInt8]) { data.withUnsafeBytes { _ = writeBlock($0) } }
+
+    /// One block, unless it would take the file past `maxBytes` (then the recording stops
+    /// there); true when written.
+    private func writeBlock(_ data: UnsafeRawBufferPointer) -> Bool {
+        guard fd >= 0 else { return false }
+        // length, the data padded to 4, timestamp
+        let framed = 8 + (data.count + 3) / 4 * 4
+        if let cap = maxBytes, fileBytes + framed > cap {
+            limitReached = true
+            _ = Glibc.close(fd); fd = -1
+            return false
+        }
         let ms = UInt32(clamping: Int(((clock() - (startedAt ?? clock())) * 1000).rounded()))
         write(FBSEncoder.block(data, ms: ms))
+        return failure == nil
     }
 
     private func write(_ out: [UInt8]) {
@@ -102,6 +160,7 @@ public final class SessionRecorder: MessageTap, @unchecked Sendable {
                 }
                 off += n
             }
+            fileBytes += off
         }
     }
 }

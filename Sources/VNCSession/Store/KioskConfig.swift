@@ -20,10 +20,17 @@ public struct KioskConfig: Equatable, Sendable {
     public var onScreenKeyboard = false
     public var menu = MenuLock.locked
     public var viewOnly = false
+    /// Screenshots and recording (the menu's entries, Ctrl+Alt+S and Ctrl+Alt+R, where the
+    /// menu lets them): off unless asked for; they go to the state directory.
+    public var screenshots = false
+    public var recording = false
+    /// Where a recording stops (bytes).
+    public var recordingMaxBytes = SessionRecorder.defaultMaxBytes
 
     public static let defaultPath = "/etc/farcast/kiosk.conf"
     static let keys = ["host", "password-file", "username", "security", "input", "monitor", "scale", "quality",
-                       "rotate", "on-screen-keyboard", "menu", "pin", "view-only"]
+                       "rotate", "on-screen-keyboard", "menu", "pin", "view-only", "screenshots", "recording",
+                       "recording-max-size"]
 
     public init() {}
 
@@ -35,7 +42,23 @@ public struct KioskConfig: Equatable, Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(description: "cannot read \(path) (\(String(cString: strerror(errno)))); it names the server the kiosk shows")
         }
-        return try parse(String(decoding: data, as: UTF8.self), file: path)
+        let c = try parse(String(decoding: data, as: UTF8.self), file: path)
+        // a PIN every user can read is no lock
+        if case .pin = c.menu { try c.refuseIfOthersCanRead(path, holding: "the menu's PIN", owner: "root:farcast-kiosk", mode: "0640") }
+        if let f = c.passwordFile { try c.refuseIfOthersCanRead(f, holding: "the server's password", owner: "root:farcast-kiosk", mode: "0640") }
+        return c
+    }
+
+    /// A file holding a secret that users other than its owner and group can read (or write)
+    /// is refused, saying how to put it right. A file that is missing is left to whoever reads it.
+    func refuseIfOthersCanRead(_ path: String, holding what: String, owner: String, mode: String) throws {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return }
+        let others = st.st_mode & (S_IROTH | S_IWOTH)
+        guard others != 0 else { return }
+        let now = String(st.st_mode & 0o7777, radix: 8)
+        throw ConfigError(description: "\(path) holds \(what) and every user can \((others & S_IROTH) != 0 ? "read" : "write") it (mode 0\(now)): "
+                          + "make it the kiosk's only: sudo chown \(owner) \(path) && sudo chmod \(mode) \(path)")
     }
 
     public static func parse(_ text: String, file: String = "kiosk.conf") throws -> KioskConfig {
@@ -77,6 +100,13 @@ public struct KioskConfig: Equatable, Sendable {
                 c.rotate = r
             case "on-screen-keyboard": c.onScreenKeyboard = try yesNo()
             case "view-only": c.viewOnly = try yesNo()
+            case "screenshots": c.screenshots = try yesNo()
+            case "recording": c.recording = try yesNo()
+            case "recording-max-size":
+                guard let n = SessionRecorder.parseSize(value), n >= SessionRecorder.minimumMaxBytes else {
+                    throw fail("recording-max-size takes a size from 64K, such as 200M or 2G, not '\(value)'")
+                }
+                c.recordingMaxBytes = n
             case "menu": menu = value.lowercased()
             case "pin": pin = value
             default:
