@@ -56,6 +56,7 @@ final class KioskInteropTests: XCTestCase {
     func startKiosk(_ config: String, dir: URL, display: Int, notify: String?) throws -> (ChildProcess, URL) {
         let conf = dir.appendingPathComponent("kiosk.conf")
         try config.write(to: conf, atomically: true, encoding: .utf8)
+        chmod(conf.path, 0o600)   // it may hold the PIN: the kiosk refuses one every user can read
         var env = ["DISPLAY": ":\(display)", "SDL_VIDEODRIVER": "x11", "FARCAST_TRACE": "1",
                    "STATE_DIRECTORY": dir.appendingPathComponent("state").path]
         if let notify { env["NOTIFY_SOCKET"] = notify; env["WATCHDOG_USEC"] = "1000000" }
@@ -117,6 +118,71 @@ final class KioskInteropTests: XCTestCase {
         XCTAssertTrue(kiosk.isRunning)
         // nobody read the socket since: the pings were dropped, the loop never waited on them
         XCTAssertEqual(notify.receive(timeout: 2), "WATCHDOG=1", "pings still come")
+    }
+
+    /// Wrong PINs count across pads and restarts: four wrong, Esc, F8, one more locks the pad;
+    /// the kiosk started again (same state directory) still refuses the right PIN, and the
+    /// count is in the state directory. (Before, each pad counted from zero and nothing was kept.)
+    func testWrongPinsCountAcrossPadsAndRestarts() throws {
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-kiosk-\(getpid())-\(UUID().uuidString.prefix(6))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        var o = VNCServer.Options()
+        o.content = .scene
+        let server = try startServer(.xvnc, o)
+        let local = try startLocalXvfb(avoiding: [server.display], size: "1024x768", dir: dir)
+        let config = "host = 127.0.0.1::\(server.port)\nmenu = pin\npin = 2468\n"
+        let x = ["DISPLAY": ":\(local)"]
+        func xdo(_ a: [String]) throws { _ = try runTool("xdotool", a, in: dir, environment: x) }
+        func lines(_ log: URL, _ text: String) -> Int {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").components(separatedBy: "\n").filter { $0.contains(text) }.count
+        }
+        func up(_ kiosk: ChildProcess, _ log: URL) throws {
+            XCTAssertTrue(poll(timeout: 20) { self.traces(log, "present") > 0 }, kiosk.logTail())
+            try xdo(["mousemove", "--sync", "500", "400"])
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        var (kiosk, log) = try startKiosk(config, dir: dir, display: local, notify: nil)
+        try up(kiosk, log)
+        try xdo(["key", "F8"])
+        for n in 1...4 {
+            try xdo(["key", "1", "1", "1", "1", "Return"])
+            XCTAssertTrue(poll(timeout: 5) { lines(log, "a wrong PIN (\(n) in a row)") == 1 }, kiosk.logTail())
+        }
+        try xdo(["key", "Escape", "F8", "1", "3", "5", "7", "Return"])
+        XCTAssertTrue(poll(timeout: 5) { lines(log, "a wrong PIN (5 in a row): the PIN pad is locked for 60 s") == 1 },
+                      "a new pad started a new count: \(kiosk.logTail())")
+        let saved = try String(contentsOfFile: dir.appendingPathComponent("state/farcast/pin-failures").path, encoding: .utf8)
+        XCTAssertTrue(saved.contains("failures = 5"), saved)
+
+        // a restart (systemd's, or the plug): the count is read back, the pad opens locked
+        kiosk.stop()
+        (kiosk, log) = try startKiosk(config, dir: dir, display: local, notify: nil)
+        try up(kiosk, log)
+        try xdo(["key", "F8"])
+        XCTAssertTrue(poll(timeout: 5) { lines(log, "s more (5 wrong PINs in a row)") == 1 }, kiosk.logTail())
+        try xdo(["key", "2", "4", "6", "8", "Return"])
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(traces(log, "menu-shown"), 0, "the right PIN opened the menu during the lock")
+        XCTAssertEqual(lines(log, "the menu was opened with the PIN"), 0)
+    }
+
+    /// A password file every user can read stops `farcast kiosk` at once with status 2 (a
+    /// config mistake: the unit does not restart it), saying how to put it right.
+    func testPasswordFileOthersCanReadIsRefused() throws {
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-kiosk-\(getpid())-\(UUID().uuidString.prefix(6))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let pw = dir.appendingPathComponent("kiosk.password").path
+        try Data([0x2f, 0x8d, 0x1a, 0x3b, 0x79, 0x2c, 0x5e, 0x10]).write(to: URL(fileURLWithPath: pw))
+        chmod(pw, 0o644)
+        let conf = dir.appendingPathComponent("kiosk.conf").path
+        try "host = 127.0.0.1::1\npassword-file = \(pw)\n".write(toFile: conf, atomically: false, encoding: .utf8)
+        let r = try runTool(viewerPath, ["kiosk", "--config", conf], in: dir, environment: ["SDL_VIDEODRIVER": "dummy"],
+                            timeout: 30, allowFailure: true)
+        XCTAssertEqual(r.status, 2, r.stderr)
+        XCTAssertTrue(r.stderr.contains("\(pw) holds the server's password and every user can read it (mode 0644)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("sudo chmod 0640 \(pw)"), r.stderr)
     }
 
     /// menu = locked (the default): F8 opens nothing.

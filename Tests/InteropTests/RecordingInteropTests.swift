@@ -154,6 +154,41 @@ final class RecordingInteropTests: XCTestCase {
         if let played { assertImagesEqual(try PNG.read(path: played), screen, "playback at its end") }
     }
 
+    /// A recording in the window stops by itself at --recording-max-size: the file stays within
+    /// it and plays (whole blocks), and the window says why on stderr (and in a notice).
+    func testWindowRecordingStopsAtItsSizeLimit() throws {
+        let dir = try workDir("capped")
+        var o = VNCServer.Options()
+        o.content = .scene; o.width = 800; o.height = 600
+        let server = try startServer(.xvnc, o)
+        let local = try startLocalXvfb(avoiding: [server.display], size: "1024x768", dir: dir)
+        let home = dir.appendingPathComponent("home")
+        let env = ["HOME": home.path, "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path]
+        // raw: the full picture asked for when recording starts is 800x600x4 = 1.83 MiB, under
+        // the limit; the next change of the whole root window crosses it
+        let limit = 2 << 20
+        let v = try startViewerWindow(port: server.port, display: ":\(local)", dir: dir, ["--recording-max-size", "2M"], environment: env)
+        let x = ["DISPLAY": ":\(local)"]
+        _ = try runTool("xdotool", ["mousemove", "--sync", "300", "300"], in: dir, environment: x)
+        Thread.sleep(forTimeInterval: 0.5)
+        _ = try runTool("xdotool", ["key", "ctrl+alt+r"], in: dir, environment: x)
+        let videos = home.appendingPathComponent("Videos")
+        var fbs: String?
+        XCTAssertTrue(poll(timeout: 10) { fbs = self.newest(in: videos, ext: "fbs"); return fbs != nil }, "no recording in \(videos.path)")
+        guard let fbs else { return }
+        // the first picture is in before the desktop changes
+        XCTAssertTrue(poll(timeout: 10) { ((try? FileManager.default.attributesOfItem(atPath: fbs)[.size] as? Int) ?? 0) > 1_900_000 }, v.logTail())
+        for colour in ["#aa2020", "#20aa20", "#2020aa"] {
+            _ = try runTool("xsetroot", ["-display", server.displayName, "-solid", colour], in: server.workDir, timeout: 10)
+            if poll(timeout: 3, { v.logTail(50).contains("Recording stopped at its size limit") }) { break }
+        }
+        XCTAssertTrue(poll(timeout: 10) { v.logTail(50).contains("Recording stopped at its size limit (2 MiB): \(fbs)") }, v.logTail())
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: fbs)[.size] as? Int)
+        XCTAssertLessThanOrEqual(size, limit)
+        XCTAssertEqual(try viewer(["bench", fbs], in: dir).status, 0, "the capped recording plays")
+        XCTAssertTrue(v.isRunning, "the window goes on")
+    }
+
     /// The newest file (not a link) named *.ext in `dir`.
     func newest(in dir: URL, ext: String) -> String? {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []

@@ -188,6 +188,9 @@ extension PlaybackTests {
         XCTAssertEqual(SessionRecorder.parseSize("512KiB"), 512 << 10)
         XCTAssertEqual(SessionRecorder.parseSize("1 MB"), 1 << 20)
         XCTAssertEqual(SessionRecorder.parseSize("65536"), 65536)
+        XCTAssertEqual(SessionRecorder.sizeText(2 << 20), "2 MiB")
+        XCTAssertEqual(SessionRecorder.sizeText(1 << 30), "1 GiB")
+        XCTAssertEqual(SessionRecorder.sizeText(1536 << 10), "1536 KiB")
         for bad in ["", "M", "-1G", "0", "1.5G", "ten", "99999999999999999999G"] { XCTAssertNil(SessionRecorder.parseSize(bad), bad) }
     }
 

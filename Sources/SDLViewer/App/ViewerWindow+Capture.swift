@@ -86,7 +86,7 @@ extension ViewerWindow {
         let size = { (n: Int) in ByteCountFormatter.string(fromByteCount: Int64(n), countStyle: .file) }
         let figures = String(format: "%.0f s, %@", r.seconds, size(r.fileBytes))
         if r.limitReached {
-            let line = "Recording stopped at its size limit (\(size(r.maxBytes ?? r.fileBytes))): \(r.path)"
+            let line = "Recording stopped at its size limit (\(SessionRecorder.sizeText(r.maxBytes ?? r.fileBytes))): \(r.path)"
             FileHandle.standardError.write(Data("viewer: \(line)\n".utf8))
             showNotice(line)
         } else {

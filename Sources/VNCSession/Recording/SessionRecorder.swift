@@ -77,6 +77,14 @@ public final class SessionRecorder: MessageTap, @unchecked Sendable {
     /// The recording stopped by itself (the size limit or a write error).
     public var stopped: Bool { lock.withLock { limitReached || failure != nil } }
 
+    /// A limit as `parseSize` reads it back: "1 GiB", "200 MiB", "64 KiB", else bytes.
+    public static func sizeText(_ n: Int) -> String {
+        for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] where n >= 1 << shift && n % (1 << shift) == 0 {
+            return "\(n >> shift) \(unit)"
+        }
+        return "\(n) bytes"
+    }
+
     /// "200M", "1G", "512K" or plain bytes (K, M, G: 1024-based; "MiB" and "MB" read alike).
     public static func parseSize(_ text: String) -> Int? {
         var t = text.trimmingCharacters(in: .whitespaces).uppercased()
