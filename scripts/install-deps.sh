@@ -36,8 +36,9 @@ PKGS=(
   # the launcher's discovery: Avahi's client library; the tests run their own avahi-daemon
   # (in a network namespace of their own, on a private D-Bus) and publish with avahi-publish
   libavahi-client-dev avahi-daemon avahi-utils
-  # the kiosk in a VM (scripts/test-kiosk-vm.sh): QEMU (above), an ext4 image made from a directory
-  e2fsprogs
+  # the kiosk in a VM (scripts/test-kiosk-vm.sh): QEMU (above), an ext4 image made from a directory,
+  # a C compiler and static libc for its uinput touch screen and keyboard (scripts/kiosk-vm-input.c)
+  e2fsprogs gcc libc6-dev
 )
 missing=()
 for p in "${PKGS[@]}"; do

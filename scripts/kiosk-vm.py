@@ -8,6 +8,8 @@
   kiosk-vm.py screendump QMP_SOCK OUT.ppm                QEMU's picture of the display (QMP)
   kiosk-vm.py same A B                                   identical pixels (any ImageMagick
                                                          format: PPM, XWD, PNG); says how many differ
+  kiosk-vm.py bbox IMAGE RRGGBB                          the box holding every pixel of exactly
+                                                         that colour: "X Y W H COUNT" (status 1: none)
 
 The guest's agent (farcast-test-agent, a bash loop on the virtio-serial port farcast.agent)
 reads lines "ID BASE64(COMMAND)" and answers "ID STATUS BASE64(OUTPUT)"; lines for another ID
@@ -119,6 +121,30 @@ def main(argv):
         diff = 0 if a == b else sum(1 for i in range(0, len(a), 3) if a[i:i + 3] != b[i:i + 3])
         print(f"{diff} of {len(a) // 3} pixels differ ({sa})")
         return 1 if diff else 0
+    if cmd == "bbox":
+        size, data = rgb(argv[2])
+        if not data:
+            print("no image")
+            return 1
+        w = int(size.split("x")[0])
+        want = bytes.fromhex(argv[3])
+        x0 = y0 = 1 << 30
+        x1 = y1 = -1
+        count = 0
+        i = data.find(want)
+        while i >= 0:
+            if i % 3 == 0:
+                x, y = (i // 3) % w, (i // 3) // w
+                x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+                count += 1
+                i = data.find(want, i + 3)
+            else:
+                i = data.find(want, i + 1)
+        if count == 0:
+            print(f"no pixel of #{argv[3]}")
+            return 1
+        print(f"{x0} {y0} {x1 - x0 + 1} {y1 - y0 + 1} {count}")
+        return 0
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -21,8 +21,20 @@
 #      started again the same viewer shows the desktop again; a viewer frozen with SIGSTOP is
 #      restarted by systemd's watchdog and shows the desktop again; X509Plain to a second Xvnc
 #      (TLS, PAM, as Raspberry Pi OS's wayvnc) as user pi with a long password from kiosk.env;
-#      systemd-analyze verify has nothing to say about the unit.
-# Takes about 4 min with the cache in software emulation (boot about 45 s), the watchdog's 30 s
+#      systemd-analyze verify has nothing to say about the unit. And the panel as a passer-by
+#      has it: a touch screen and a keyboard made with uinput before the kiosk starts
+#      (scripts/kiosk-vm-input.c, compiled here): the unit's limits (MemoryMax, TasksMax,
+#      ProtectProc, ProcSubset, PrivateIPC) in force with the viewer decoding on its threads;
+#      Ctrl+Alt+S, Ctrl+Alt+R, Ctrl+Alt+I and F11 locked with the menu (no file written, the
+#      picture unchanged); Ctrl+Alt+F2 leaves tty1 in front, even after Alt+SysRq+R gave the
+#      keyboard back to the console (SysRq itself is the kernel's: kernel.sysrq); a tap lands
+#      the server's pointer on the tapped point (xdotool), a hold-and-drag is a button-1 drag
+#      (xev), typed text reaches an xterm, a pinch zooms (the red square grows); with rotate 90
+#      the picture turned, tap, drag and pinch through the rotation, and the PIN pad by touch:
+#      the right PIN opens the menu, four wrong, Cancel, a new pad and one more lock it, and the
+#      count survives a restart; a password file every user can read stops the kiosk (status 2,
+#      no restart).
+# Takes about 7 min with the cache in software emulation (boot about 45 s), the watchdog's 30 s
 # included. Screendumps (PNG), the serial log and the journal are kept in
 # FARCAST_KIOSK_ARTIFACTS (default /tmp/farcast-kiosk-vm). FARCAST_KIOSK_TCG=1 skips KVM;
 # FARCAST_KIOSK_HOLD=1 keeps the booted VM for commands by hand instead of checking.
@@ -84,11 +96,12 @@ echo "kiosk-vm: package $KIOSK_DEB ($(dpkg-deb -f "$KIOSK_DEB" Version))"
 # ---- 1. the VM root, cached
 # What the VM has besides the package's own dependencies: kernel and init, Xvnc with its
 # password tool, xwd (the server's screen), display(1) and xsetroot (the scene), ps.
-VM_PKGS="linux-image-amd64 systemd-sysv udev kmod procps tigervnc-standalone-server tigervnc-tools x11-apps x11-xserver-utils imagemagick"
+# xdotool (the server's pointer), x11-utils (xev: the server's button events), xterm (typing).
+VM_PKGS="linux-image-amd64 systemd-sysv udev kmod procps tigervnc-standalone-server tigervnc-tools x11-apps x11-xserver-utils imagemagick xdotool x11-utils xterm"
 # The .deb's Depends and Recommends by name (the first of alternatives), as apt would add them.
 deb_deps=$(dpkg-deb -f "$KIOSK_DEB" Depends Recommends | sed -n 's/^[A-Za-z]*: //p' | tr ',' '\n' |
   sed 's/|.*//; s/(.*)//; s/ //g' | grep -v '^$' | sort -u | tr '\n' ' ')
-recipe="kiosk-vm-root 2: $VM_PKGS; $deb_deps"
+recipe="kiosk-vm-root 3: $VM_PKGS; $deb_deps"
 if [ -s "$VM_CACHE" ] && [ "$(cat "$VM_CACHE.recipe" 2>/dev/null)" = "$recipe" ]; then
   vm_root_note="from the cache"
 else
@@ -242,6 +255,24 @@ RestartSec=1
 [Install]
 WantedBy=multi-user.target
 EOF
+# The panel's touch screen and a keyboard, made with uinput before the kiosk starts (as a real
+# panel's are there at boot); scripts run in the guest so that a tap is a tap however slow the
+# host is. Static: the VM root needs no compiler or libraries for it.
+cc -static -O2 -o "$root/usr/local/sbin/farcast-test-input" scripts/kiosk-vm-input.c ||
+  { bad "cc scripts/kiosk-vm-input.c"; finish; }
+cat >"$root/etc/systemd/system/farcast-test-input.service" <<EOF
+[Unit]
+Description=The VM test's touch screen and keyboard (uinput), there before the kiosk starts
+Before=farcast-kiosk.service
+After=systemd-udevd.service
+[Service]
+Type=forking
+ExecStartPre=/sbin/modprobe uinput
+ExecStart=/usr/local/sbin/farcast-test-input --daemon $W $H
+ExecStartPost=/bin/udevadm settle
+[Install]
+WantedBy=multi-user.target
+EOF
 chmod 0755 "$root/usr/local/bin/farcast-test-scene" "$root/usr/local/sbin/farcast-test-agent"
 echo "/dev/vda / ext4 rw,errors=remount-ro 0 1" >"$root/etc/fstab"
 echo farcast-kiosk-vm >"$root/etc/hostname"
@@ -251,7 +282,7 @@ if [ "$(chroot "$root" systemctl is-enabled farcast-kiosk.service 2>/dev/null)" 
 else
   bad "the package installs farcast-kiosk.service disabled" "$(chroot "$root" systemctl is-enabled farcast-kiosk.service 2>&1)"
 fi
-chroot "$root" systemctl enable -q farcast-kiosk.service farcast-test-xvnc.service farcast-test-agent.service
+chroot "$root" systemctl enable -q farcast-kiosk.service farcast-test-xvnc.service farcast-test-agent.service farcast-test-input.service
 # Less to do at boot (in software emulation every service costs seconds): no scrub of LVM
 # snapshots, no gettys on tty2-6, no module loading this VM does not need.
 chroot "$root" systemctl mask -q e2scrub_reap.service e2scrub_all.timer getty-static.service \
@@ -272,11 +303,13 @@ boot() {  # accel: kvm or tcg
   local accel=$1 cpu
   if [ "$accel" = kvm ]; then cpu=host; else cpu=Westmere; fi
   rm -f "$tmp/serial.log" "$tmp/qmp.sock" "$tmp/agent.sock" "$tmp/qemu.pid"
+  # no_timer_check: in software emulation on a busy host the kernel's check of the IO-APIC
+  # timer can time out and panic ("IO-APIC + timer doesn't work!"); QEMU's timer is fine.
   # in a subshell whose stderr is the log: a QEMU that aborts (KVM refusing -cpu host's MSRs)
   # is reported there, not on the terminal
   ( qemu-system-x86_64 -pidfile "$tmp/qemu.pid" -machine q35,accel="$accel" -cpu "$cpu" -smp 2 -m 1024 -no-reboot \
     -kernel "$tmp/vmlinuz" -initrd "$tmp/initrd" \
-    -append "root=/dev/vda rw console=tty0 console=ttyS0,115200 panic=-1" \
+    -append "root=/dev/vda rw console=tty0 console=ttyS0,115200 panic=-1 no_timer_check" \
     -drive file="$tmp/disk.img",format=raw,if=virtio,cache=unsafe \
     -vga none -device virtio-gpu-pci,xres=$W,yres=$H -display none \
     -device virtio-keyboard-pci -device virtio-tablet-pci -nic none \
@@ -384,6 +417,39 @@ kiosk_restarted() {
   done
 }
 
+# ---- the panel's hands: the uinput touch screen and keyboard (farcast-test-input)
+inp() { agent "farcast-test-input '$1'"; }
+# until SECONDS COMMAND...: polls COMMAND (a shell function or program) every half second
+until_true() {
+  local deadline=$(( $(date +%s) + $1 )); shift
+  until "$@"; do [ "$(date +%s)" -lt "$deadline" ] || return 1; sleep 0.5; done
+}
+# pointer_near X Y [TOLERANCE]: the server's pointer (xdotool on :1) within TOLERANCE pixels
+pointer_at=
+pointer_near() {
+  local x y
+  pointer_at=$(agent "DISPLAY=:1 xdotool getmouselocation" | sed -n 's/^x:\([0-9]*\) y:\([0-9]*\).*/\1 \2/p')
+  read -r x y <<<"$pointer_at"
+  [ -n "$x" ] && [ $(( x > $1 ? x - $1 : $1 - x )) -le "${3:-0}" ] && [ $(( y > $2 ? y - $2 : $2 - y )) -le "${3:-0}" ]
+}
+# settle: the viewer has drawn what it had to (two screendumps a second apart are the same).
+# Before a gesture whose timing matters (hold, swipe): SDL stamps an event when it reads it, so
+# a viewer busy drawing (software GL in software emulation) would squeeze a hold into a move.
+settle() {
+  local i
+  dump settle-a
+  for i in $(seq 1 $((10 * slow))); do
+    sleep 1; dump settle-b
+    python3 scripts/kiosk-vm.py same "$ART/settle-a.png" "$ART/settle-b.png" >/dev/null && return 0
+    mv "$ART/settle-b.png" "$ART/settle-a.png"
+  done
+  return 1
+}
+journal_count() { agent "journalctl -b -u farcast-kiosk.service --no-pager -o cat | grep -c -- '$1'" || true; }
+# the red square of the scene (#c03020) in a screendump: "X Y W H COUNT"; its width (0: none)
+red_box() { python3 scripts/kiosk-vm.py bbox "$ART/$1.png" c03020; }
+red_w() { red_box "$1" | awk 'NF == 5 { w = $3 } END { print w + 0 }'; }
+
 if kiosk_active $((60 * slow)); then
   ok "farcast-kiosk.service active at boot, $(secs "$t_boot") s after QEMU started (READY=1 from the viewer)"
 else
@@ -406,12 +472,32 @@ getty=$(agent "systemctl is-active getty@tty1.service" || true)
 if [ "$getty" != active ]; then ok "getty@tty1 gave way to the kiosk (getty@tty1: $getty)"; else bad "getty@tty1 gave way to the kiosk"; fi
 input=$(agent "ls -l /proc/$pid/fd | grep -c /dev/input/event || true")
 if [ "${input:-0}" -gt 0 ]; then ok "the viewer reads input devices as farcast-kiosk ($input /dev/input/event* open)"; else bad "the viewer reads input devices" "none open"; fi
+# the test's touch screen and keyboard were there before the viewer, and it took them
+ours=$(agent "for e in /sys/class/input/event*; do case \$(cat \$e/device/name) in 'Farcast test'*) basename \$e;; esac; done | sort")
+held=$(agent "ls -l /proc/$pid/fd | grep -o 'event[0-9]*' | sort")
+if [ "$(echo "$ours" | wc -w)" = 2 ] && [ -z "$(comm -23 <(echo "$ours") <(echo "$held"))" ]; then
+  ok "the viewer opened the uinput touch screen and keyboard made before it ($(echo $ours))"
+else
+  bad "the viewer opened the uinput touch screen and keyboard" "ours: $(echo $ours); the viewer's: $(echo $held)"
+fi
 
 t0=$(now)
 if out=$(shows_desktop desktop $((60 * slow))); then
   ok "QEMU's screendump is the server's screen, pixel for pixel ($out; $(secs "$t0") s after the unit was active)"
 else
   bad "QEMU's screendump is the server's screen" "$out"
+fi
+
+# The unit's limits are in force, and under them the viewer still came up as DRM master (above)
+# and decodes on its worker threads (Xvnc sends Tight: rects for the workers).
+limits=$(agent "systemctl show -p MemoryMax -p TasksMax -p ProtectProc -p ProcSubset -p PrivateIPC farcast-kiosk.service | tr '\n' ' '")
+threads=$(agent "cat /proc/$pid/task/*/comm | sort | uniq -c | sort -rn | awk '{printf \"%s %s, \", \$1, \$2}'")
+decoders=$(agent "grep -c '^farcast.decode' /proc/$pid/task/*/comm | awk -F: '{n += \$2} END {print n + 0}'")
+if [[ $limits == *"ProtectProc=invisible"* && $limits == *"ProcSubset=pid"* && $limits == *"PrivateIPC=yes"* ]] &&
+    ! [[ $limits =~ (MemoryMax|TasksMax)=(infinity|18446744073709551615) ]] && [ "${decoders:-0}" -ge 1 ]; then
+  ok "the unit's limits are in force ($limits) and the viewer decodes on $decoders worker thread(s) (threads: ${threads%, })"
+else
+  bad "the unit's limits, the viewer on its threads" "$limits; decode workers: $decoders; threads: $threads"
 fi
 
 # Text on the console: a line to tty1, a kernel message at a level every console shows.
@@ -451,6 +537,286 @@ else
   bad "a frozen viewer is restarted by the watchdog" "pid $pid -> $newpid after $restarted s; journal: ${why:-no watchdog timeout}; ${out:-}"
 fi
 
+# ---- The panel as a passer-by has it (menu = locked): the menu's shortcuts, the console's
+# keys, then touch and typing through the uinput devices.
+pid=$(kiosk_prop MainPID)
+dump before-keys
+# A tap is the sync: once the server's pointer is where it landed, the viewer has handled every
+# key pressed before it (both devices are read in the same pass of SDL's event loop).
+sync_tap() { inp "tap $1 $2" >/dev/null && until_true $((20 * slow)) pointer_near "$1" "$2" 1; }
+inp "keys ctrl+alt+r; keys ctrl+alt+s; keys ctrl+alt+i; keys f11" >/dev/null
+sync_tap 30 770
+out=$(shows_desktop shortcuts 10); same=$?
+files=$(agent "find /var/lib/farcast-kiosk -name '*.fbs' -o -name '*.png' | head -n 5")
+if [ -z "$files" ] && [ $same = 0 ]; then
+  ok "Ctrl+Alt+R, Ctrl+Alt+S, Ctrl+Alt+I and F11 are locked with the menu: no recording or screenshot, the picture unchanged ($out)"
+else
+  bad "the menu's shortcuts are locked with it" "files: ${files:-none}; ${out:-}"
+fi
+
+# Virtual terminals: SDL mutes the console's keyboard (K_OFF), so Ctrl+Alt+F2 is no VT switch;
+# Alt+SysRq+R (the kernel's SysRq, which no program can stop: kernel.sysrq) gives the keyboard
+# back to the console, and then the kiosk's hold on its VT (VT_PROCESS) must keep tty1 in front.
+vt() { agent "cat /sys/class/tty/tty0/active"; }
+inp "keys ctrl+alt+f2" >/dev/null
+sync_tap 40 770
+vt_plain=$(vt)
+sysrq=$(agent "cat /proc/sys/kernel/sysrq")
+helps=$(agent "dmesg | grep -c 'sysrq: HELP'" || true)
+inp "keys alt+sysrq+h" >/dev/null
+until_true $((10 * slow)) test "$(agent "dmesg | grep -c 'sysrq: HELP'" || true)" -gt "${helps:-0}"
+sysrq_reaches=$?
+inp "keys alt+sysrq+r; sleep 300; keys ctrl+alt+f2" >/dev/null
+sync_tap 50 770
+sleep 2
+vt_unraw=$(vt)
+if [ "$vt_plain" = tty1 ] && [ "$vt_unraw" = tty1 ] && out=$(shows_desktop vt 10); then
+  ok "Ctrl+Alt+F2 leaves tty1 in front, also after Alt+SysRq+R ($out); SysRq $([ $sysrq_reaches = 0 ] && echo reaches || echo does not reach) the kernel (kernel.sysrq = $sysrq)"
+else
+  bad "Ctrl+Alt+F2 leaves tty1 in front" "after Ctrl+Alt+F2: $vt_plain; after Alt+SysRq+R and Ctrl+Alt+F2: $vt_unraw; ${out:-}"
+  agent "chvt 1" >/dev/null; sleep 2
+fi
+# What README.md tells a kiosk with a keyboard in reach: kernel.sysrq = 0, and SysRq is gone.
+agent "sysctl -q kernel.sysrq=0" >/dev/null
+helps=$(agent "dmesg | grep -c 'sysrq: HELP'" || true)
+inp "keys alt+sysrq+h" >/dev/null
+sync_tap 60 770
+sleep 1
+if [ "$(agent "dmesg | grep -c 'sysrq: HELP'" || true)" = "$helps" ]; then
+  ok "with kernel.sysrq = 0 (README.md's advice) Alt+SysRq does nothing"
+else
+  bad "kernel.sysrq = 0 turns SysRq off" "the kernel still answered Alt+SysRq+H"
+fi
+
+# Touch (rotate 0, the desktop 1:1 on the 1280x800 panel): a tap puts the server's pointer on
+# the tapped pixel and clicks there; press, hold and move is a button-1 drag (xev on the
+# server's root window sees the press, the motion with button 1 down, the release).
+agent "systemd-run -q --unit farcast-test-xev -E DISPLAY=:1 -p StandardOutput=file:/run/xev.log sh -c 'exec stdbuf -oL xev -root -event mouse'" >/dev/null
+# listening once a pointer move shows in its log
+until_true $((10 * slow)) agent "DISPLAY=:1 xdotool mousemove 5 5 mousemove 6 6; sleep 0.2; grep -q MotionNotify /run/xev.log" >/dev/null
+xev_mark() { xev_lines=$(agent "wc -l </run/xev.log"); }
+xev_since() { agent "tail -n +$((xev_lines + 1)) /run/xev.log | tr -s ' ' | tr '\n' ' '"; }
+# (within a pixel: SDL gives the touch as a float fraction of the panel, 741/1280 is not exact
+# in binary, and the pixel under it is rounded down)
+xev_mark
+inp "tap 741 121" >/dev/null
+if until_true $((20 * slow)) pointer_near 741 121 1 && until_true $((10 * slow)) agent "tail -n +$((xev_lines + 1)) /run/xev.log | grep -q 'ButtonRelease'"; then
+  ok "a tap at 741,121 puts the server's pointer there and clicks (xdotool: $pointer_at)"
+else
+  bad "a tap lands the server's pointer on the tapped point" "pointer at ${pointer_at:-?}; xev: $(xev_since | cut -c1-300)"
+fi
+# drag_seen X1 Y1 X2 Y2 TOL: since xev_mark, xev saw button 1 pressed near X1,Y1, a motion
+# with button 1 down (state 0x100), and a release near X2,Y2
+drag_seen() {
+  local log
+  log=$(agent "tail -n +$((xev_lines + 1)) /run/xev.log | grep -oE '^(ButtonPress|ButtonRelease|MotionNotify)|root:\([0-9-]+,[0-9-]+\)|state 0x[0-9a-f]+' | tr '\n' ' '")
+  python3 - "$log" "$@" <<'EOF'
+import re, sys
+log, (x1, y1, x2, y2, tol) = sys.argv[1], map(int, sys.argv[2:7])
+ev = re.findall(r'(ButtonPress|ButtonRelease|MotionNotify) root:\((-?\d+),(-?\d+)\) state (0x[0-9a-f]+)', log)
+near = lambda e, a, b: abs(int(e[1]) - a) <= tol and abs(int(e[2]) - b) <= tol
+press = [i for i, e in enumerate(ev) if e[0] == 'ButtonPress' and near(e, x1, y1)]
+release = [i for i, e in enumerate(ev) if e[0] == 'ButtonRelease' and near(e, x2, y2)]
+held = press and release and any(e[0] == 'MotionNotify' and int(e[3], 16) & 0x100 for e in ev[press[0]:release[-1]])
+sys.exit(0 if held else 1)
+EOF
+}
+settle; xev_mark
+inp "drag 300 300 500 420 2000 500" >/dev/null
+if until_true $((20 * slow)) drag_seen 300 300 500 420 1; then
+  ok "a press, hold and move drags with button 1 from 300,300 to 500,420 on the server (xev)"
+else
+  bad "a hold-and-drag is a button-1 drag on the server" "xev: $(xev_since | cut -c1-400)"
+fi
+
+# Typing: an xterm on the server (no window manager: focus follows the pointer, so a tap in it
+# gives it the keys) running cat into a file.
+agent "rm -f /run/typed; systemd-run -q --unit farcast-test-xterm -E DISPLAY=:1 xterm -geometry 40x4+700+450 -e sh -c 'cat >/run/typed'" >/dev/null
+until_true $((20 * slow)) agent "DISPLAY=:1 xdotool search --class xterm" >/dev/null
+inp "tap 760 470" >/dev/null
+until_true $((20 * slow)) pointer_near 760 470
+inp "type Hello kiosk, 1234.\n" >/dev/null
+if until_true $((20 * slow)) agent "grep -qx 'Hello kiosk, 1234.' /run/typed"; then
+  ok "text typed on the keyboard reaches an xterm on the server ('$(agent "cat /run/typed")')"
+else
+  bad "typed text reaches an xterm on the server" "typed: '$(agent "cat /run/typed" 2>&1)'"
+fi
+agent "systemctl stop farcast-test-xterm" >/dev/null
+
+# A pinch about the red square (740,120; 161 pixels wide at 1:1) zooms: the square grows.
+red0=$(red_w before-keys)
+inp "pinch 740 120 200 500 700" >/dev/null
+pinched() { dump pinch && [ "$(red_w pinch)" -ge $(( ${red0:-161} * 3 / 2 )) ]; }
+if until_true $((20 * slow)) pinched; then
+  ok "a pinch zooms: the red square is $(red_w pinch) pixels wide, was $red0"
+else
+  bad "a pinch zooms" "the red square: $(red_box pinch), was $red0 wide"
+fi
+
+# ---- rotate 90 and the menu behind a PIN, by touch
+conf_rotated="# The VM test kiosk, on a panel turned a quarter clockwise, the menu behind a PIN
+host = 127.0.0.1:1
+password-file = /etc/farcast/kiosk.password
+security = VncAuth
+rotate = 90
+menu = pin
+pin = 2468"
+agent "printf '%s\n' '$conf_rotated' >/etc/farcast/kiosk.conf; systemctl restart --no-block farcast-kiosk.service" >/dev/null
+t0=$(now)
+# The 1280x800 desktop fits the portrait 800x1280 (logical) at 0.625, 390 pixels down; logical
+# (lx, ly) is the panel's (1279 - ly, lx). to_panel X Y: a desktop pixel on the panel.
+to_panel() { awk -v x="$1" -v y="$2" 'BEGIN { lx = x * 0.625; ly = 390 + y * 0.625; printf "%d %d", 1279 - ly + 0.5, lx + 0.5 }'; }
+# the red square (660..820, 40..200) turned: 764..864 across, 412..512 down
+rotated() { dump rotated && local b; b=$(red_box rotated) && read -r bx by bw bh _ <<<"$b" &&
+  [ $((bx - 764)) -ge -3 ] && [ $((bx - 764)) -le 3 ] && [ $((by - 412)) -ge -3 ] && [ $((by - 412)) -le 3 ]; }
+if kiosk_restarted "$pid" $((60 * slow)) && until_true $((60 * slow)) rotated; then
+  ok "rotate = 90: the desktop turned a quarter clockwise, fitted (red square at $(red_box rotated | cut -d' ' -f1-4); $(secs "$t0") s)"
+else
+  bad "rotate = 90 turns the picture" "red square: $(red_box rotated 2>&1); $(agent 'journalctl -b -u farcast-kiosk.service --no-pager -n 5 -o cat')"
+fi
+pid=$(kiosk_prop MainPID)
+read -r px py <<<"$(to_panel 740 120)"
+inp "tap $px $py" >/dev/null
+if until_true $((20 * slow)) pointer_near 740 120 3; then
+  ok "rotated: a tap on the panel at $px,$py lands the server's pointer on 740,120 (xdotool: $pointer_at)"
+else
+  bad "rotated: a tap lands on the turned point" "tapped $px,$py; pointer at ${pointer_at:-?}, not 740,120"
+fi
+# Ctrl+Alt+Del on the kiosk's keyboard (the console's muted again: a new viewer) is the remote
+# desktop's, not the kernel's: no reboot (the VM would be gone: QEMU runs with -no-reboot).
+inp "keys ctrl+alt+delete" >/dev/null
+read -r px py <<<"$(to_panel 100 700)"
+inp "tap $px $py" >/dev/null && until_true $((20 * slow)) pointer_near 100 700 3
+sleep 3
+if agent "systemctl list-jobs --no-legend | grep -q -E 'reboot|ctrl-alt-del'"; then
+  bad "Ctrl+Alt+Del does not reboot the kiosk" "$(agent 'systemctl list-jobs --no-legend')"
+elif [ "$(agent 'echo up' 2>/dev/null)" = up ]; then
+  ok "Ctrl+Alt+Del on the keyboard does not reboot the kiosk"
+else
+  bad "Ctrl+Alt+Del does not reboot the kiosk" "the VM is gone"
+fi
+read -r ax ay <<<"$(to_panel 300 300)"; read -r bx2 by2 <<<"$(to_panel 500 420)"
+settle; xev_mark
+inp "drag $ax $ay $bx2 $by2 2000 500" >/dev/null
+if until_true $((20 * slow)) drag_seen 300 300 500 420 3; then
+  ok "rotated: a drag from panel $ax,$ay to $bx2,$by2 is a button-1 drag from 300,300 to 500,420 on the server"
+else
+  bad "rotated: a drag through the rotation" "xev: $(xev_since | cut -c1-400)"
+fi
+
+# The PIN pad by touch. A swipe down from the top edge (of the turned picture: the panel's
+# right edge) opens it; its keys are found in the screendump turned back: OK is the one key of
+# its colour (Overlay.selectColor), the grid's pitch is 82/72 of a key, Cancel is under it.
+# (once more if the first is missed: a viewer that stalls between the finger's landing and its
+# moves sees a touch, not a swipe)
+swipe_pad() {
+  settle; inp "drag 1277 400 1030 400 0 250" >/dev/null
+  until_true $((15 * slow)) pad_up && return 0
+  settle; inp "drag 1277 400 1030 400 0 250" >/dev/null
+  until_true $((15 * slow)) pad_up
+}
+pad_up() { dump pad && convert "$ART/pad.png" -rotate -90 "$tmp/pad-logical.png" &&
+  ok_key=$(python3 scripts/kiosk-vm.py bbox "$tmp/pad-logical.png" 466ebe) && [ "$(echo "$ok_key" | cut -d' ' -f5)" -gt 500 ]; }
+# the pad shows its message (red text: "Wrong PIN", "Too many wrong PINs: ...")
+pad_message() { dump pad && python3 scripts/kiosk-vm.py bbox "$ART/pad.png" dc2828 | awk 'NF == 5 && $5 >= 20 { f = 1 } END { exit !f }'; }
+# pin_taps DIGITS: a script tapping each key, then OK (logical key centres turned onto the panel)
+pin_taps() {
+  local x y w h
+  read -r x y w h _ <<<"$ok_key"
+  awk -v keys="$1" -v x="$x" -v y="$y" -v w="$w" -v h="$h" 'BEGIN {
+    pitch = w * 82 / 72; cx = x + w / 2; cy = y + h / 2
+    for (i = 1; i <= length(keys); i++) {
+      c = substr(keys, i, 1)
+      if (c == "c") { lx = cx - pitch; ly = y + pitch + w / 72 * 24 }
+      else {
+        idx = c == "k" ? 11 : (c == "0" ? 10 : c - 1)
+        lx = cx + (idx % 3 - 2) * pitch; ly = cy + (int(idx / 3) - 3) * pitch
+      }
+      printf "tap %d %d; sleep 250; ", 1279 - ly + 0.5, lx + 0.5
+    } }'
+}
+opened=$(journal_count 'the menu was opened with the PIN')
+if swipe_pad; then
+  cp "$ART/pad.png" "$ART/pin-pad.png"
+  inp "$(pin_taps 2468k)" >/dev/null
+  if until_true $((20 * slow)) test "$(journal_count 'the menu was opened with the PIN')" -gt "$opened"; then
+    sleep 1; dump pin-menu
+    ok "rotated: a swipe from the top edge shows the PIN pad (pin-pad.png), the right PIN typed by touch opens the menu (pin-menu.png)"
+  else
+    bad "rotated: the right PIN typed by touch opens the menu" "$(agent 'journalctl -b -u farcast-kiosk.service --no-pager -n 5 -o cat')"
+  fi
+  inp "keys esc" >/dev/null
+else
+  bad "rotated: a swipe from the top edge shows the PIN pad" "no OK key in the screendump (pad.png)"
+fi
+
+# Four wrong PINs, Cancel, a new pad, one more: locked (the count is not the pad's), in the
+# journal and in the state directory.
+sleep 1
+if swipe_pad; then
+  inp "$(pin_taps 1111k1111k1111k1111kc)" >/dev/null
+  until_true $((20 * slow)) test "$(journal_count 'a wrong PIN (4 in a row)')" -ge 1
+  swipe_pad
+  inp "$(pin_taps 1357k)" >/dev/null
+  if until_true $((20 * slow)) test "$(journal_count 'wrong PIN (5 in a row): the PIN pad is locked for 60 s')" -ge 1; then
+    t_locked=$(date +%s)
+    until_true $((20 * slow)) pad_message; cp "$ART/pad.png" "$ART/pin-locked.png"
+    ok "four wrong PINs, Cancel, a new pad, one more: locked for 60 s (pin-locked.png; $(agent 'grep failures /var/lib/farcast-kiosk/farcast/pin-failures'))"
+  else
+    bad "wrong PINs count across pads" "$(agent 'journalctl -b -u farcast-kiosk.service --no-pager -n 8 -o cat')"
+  fi
+  inp "$(pin_taps c)" >/dev/null
+else
+  bad "the PIN pad comes up again" "no OK key in the screendump (pad.png)"
+fi
+
+# Pinch through the rotation: the red square (100 pixels across on the panel) grows.
+read -r px py <<<"$(to_panel 740 120)"
+inp "pinch $px $py 150 400 700" >/dev/null
+pinched_r() { dump pinch-rotated && [ "$(red_w pinch-rotated)" -ge 150 ]; }
+if until_true $((20 * slow)) pinched_r; then
+  ok "rotated: a pinch zooms (the red square $(red_w pinch-rotated) pixels across, was 101)"
+else
+  bad "rotated: a pinch zooms" "the red square: $(red_box pinch-rotated)"
+fi
+
+# The count survives a restart: the pad comes up still locked (or, if the restart outlasted the
+# minute, the next wrong PIN is the sixth and locks for 120 s); the right PIN does not open it.
+agent "systemctl restart --no-block farcast-kiosk.service" >/dev/null
+t0=$(now)
+kiosk_restarted "$pid" $((60 * slow))
+pid=$(kiosk_prop MainPID)
+until_true $((60 * slow)) rotated
+swipe_pad
+until_true $((10 * slow)) pad_message; cp "$ART/pad.png" "$ART/pin-after-restart.png"
+still=$(agent "journalctl -b -u farcast-kiosk.service --no-pager -o cat _PID=$pid | grep -c 'the PIN pad is locked for .* s more (5 wrong PINs in a row)'" || true)
+if [ "${still:-0}" = 0 ]; then
+  inp "$(pin_taps 9999k)" >/dev/null
+  until_true $((20 * slow)) test "$(agent "journalctl -b -u farcast-kiosk.service --no-pager -o cat _PID=$pid | grep -c 'wrong PIN (6 in a row): the PIN pad is locked for 120 s'" || true)" -ge 1
+  still=sixth
+fi
+inp "$(pin_taps 2468k)" >/dev/null
+sleep 2
+after=$(agent "journalctl -b -u farcast-kiosk.service --no-pager -o cat _PID=$pid | grep -c 'the menu was opened with the PIN'" || true)
+if [ "$still" != 0 ] && [ "${after:-0}" = 0 ] && agent "journalctl -b -u farcast-kiosk.service --no-pager -o cat _PID=$pid | grep -q -E 'locked for .* s more|6 in a row'"; then
+  ok "after a restart the pad is still locked ($([ "$still" = sixth ] && echo 'the lock had run out: the next wrong PIN was the sixth, 120 s' || echo "$(( $(date +%s) - ${t_locked:-0} )) s after the lock, pin-after-restart.png")); the right PIN is refused"
+else
+  bad "the count of wrong PINs survives a restart" "still: $still; menu opened: $after; $(agent "journalctl -b -u farcast-kiosk.service --no-pager -n 8 -o cat")"
+fi
+inp "$(pin_taps c)" >/dev/null
+
+# A password file every user can read: the kiosk stops with status 2 (a config mistake) and
+# says how to fix it; systemd does not restart it.
+agent "chmod 0644 /etc/farcast/kiosk.password; systemctl restart --no-block farcast-kiosk.service" >/dev/null
+failed_with_2() { [ "$(kiosk_prop ActiveState)" = failed ] && [ "$(kiosk_prop ExecMainStatus)" = 2 ]; }
+if until_true $((60 * slow)) failed_with_2 && sleep 5 && failed_with_2 &&
+    why=$(agent "journalctl -b -u farcast-kiosk.service --no-pager -o cat | grep -m1 'every user can read'"); then
+  ok "a password file every user can read stops the kiosk (status 2, not restarted): \"$why\""
+else
+  bad "a readable password file is refused" "$(kiosk_prop ActiveState) $(kiosk_prop ExecMainStatus); $(agent 'journalctl -b -u farcast-kiosk.service --no-pager -n 5 -o cat')"
+fi
+agent "chmod 0640 /etc/farcast/kiosk.password; systemctl stop farcast-test-xev" >/dev/null
+
 # The Raspberry Pi's way in: X509Plain, a user's long password from /etc/farcast/kiosk.env
 # (root only), the server's self-signed certificate remembered in the kiosk's StateDirectory.
 pid=$(kiosk_prop MainPID)
@@ -465,6 +831,10 @@ if kiosk_restarted "$pid" $((60 * slow)) && out=$(shows_desktop login $((60 * sl
 else
   bad "X509Plain as user pi with the password from kiosk.env" "${out:-} $(agent 'journalctl -b -u farcast-kiosk.service --no-pager -n 15 -o cat; ls -lR /var/lib/farcast-kiosk')"
 fi
+
+# What the viewer used under the unit's limits (the cgroup's peak since the last start)
+usage=$(agent "cg=/sys/fs/cgroup/system.slice/farcast-kiosk.service; echo \"memory peak \$((\$(cat \$cg/memory.peak) >> 20)) MiB of \$(systemctl show -p MemoryMax --value farcast-kiosk.service | awk '{printf \"%d MiB\", \$1 / 1048576}'), tasks \$(cat \$cg/pids.current) of \$(cat \$cg/pids.max)\"" 2>&1 || true)
+echo "kiosk-vm: under the unit's limits: $usage"
 
 verify=$(agent "systemd-analyze verify farcast-kiosk.service 2>&1" || true)
 if [ -z "$verify" ]; then ok "systemd-analyze verify farcast-kiosk.service: nothing to say"; else bad "systemd-analyze verify farcast-kiosk.service" "$verify"; fi
