@@ -558,6 +558,9 @@ fi
 # Alt+SysRq+R (the kernel's SysRq, which no program can stop: kernel.sysrq) gives the keyboard
 # back to the console, and then the kiosk's hold on its VT (VT_PROCESS) must keep tty1 in front.
 vt() { agent "cat /sys/class/tty/tty0/active"; }
+# A keyboard switches only to a VT that exists: open tty2 once (as its getty would), so that
+# Ctrl+Alt+F2 has somewhere to go.
+agent ": </dev/tty2" >/dev/null
 inp "keys ctrl+alt+f2" >/dev/null
 sync_tap 40 770
 vt_plain=$(vt)
@@ -621,10 +624,23 @@ held = press and release and any(e[0] == 'MotionNotify' and int(e[3], 16) & 0x10
 sys.exit(0 if held else 1)
 EOF
 }
-settle; xev_mark
-inp "drag 300 300 500 420 2000 500" >/dev/null
-if until_true $((20 * slow)) drag_seen 300 300 500 420 1; then
-  ok "a press, hold and move drags with button 1 from 300,300 to 500,420 on the server (xev)"
+# drag_test PX1 PY1 PX2 PY2 X1 Y1 X2 Y2 TOL: a hold-and-drag on the panel seen on the server;
+# tried a second time with a longer hold when the first came out as a move (SDL stamps a touch
+# when the viewer reads it: a guest starved by a busy host can shorten the hold it sees).
+drag_tries=0
+drag_test() {
+  local hold
+  for hold in 2000 4000; do
+    drag_tries=$((drag_tries + 1))
+    settle; xev_mark
+    inp "drag $1 $2 $3 $4 $hold 500" >/dev/null
+    until_true $((10 * slow)) drag_seen "$5" "$6" "$7" "$8" "$9" && return 0
+    xev_since >"$ART/xev-drag-$drag_tries.txt"
+  done
+  return 1
+}
+if drag_test 300 300 500 420 300 300 500 420 1; then
+  ok "a press, hold and move drags with button 1 from 300,300 to 500,420 on the server (xev; $drag_tries tries)"
 else
   bad "a hold-and-drag is a button-1 drag on the server" "xev: $(xev_since | cut -c1-400)"
 fi
@@ -696,10 +712,9 @@ else
   bad "Ctrl+Alt+Del does not reboot the kiosk" "the VM is gone"
 fi
 read -r ax ay <<<"$(to_panel 300 300)"; read -r bx2 by2 <<<"$(to_panel 500 420)"
-settle; xev_mark
-inp "drag $ax $ay $bx2 $by2 2000 500" >/dev/null
-if until_true $((20 * slow)) drag_seen 300 300 500 420 3; then
-  ok "rotated: a drag from panel $ax,$ay to $bx2,$by2 is a button-1 drag from 300,300 to 500,420 on the server"
+drag_tries=0
+if drag_test "$ax" "$ay" "$bx2" "$by2" 300 300 500 420 3; then
+  ok "rotated: a drag from panel $ax,$ay to $bx2,$by2 is a button-1 drag from 300,300 to 500,420 on the server ($drag_tries tries)"
 else
   bad "rotated: a drag through the rotation" "xev: $(xev_since | cut -c1-400)"
 fi

@@ -32,8 +32,12 @@ final class DecodeWorker: @unchecked Sendable {
         queue.append(job)
         if !started {
             started = true
-            let t = Thread { [self] in loop() }
-            t.name = "farcast.decode"
+            let t = Thread { [self] in
+                // named from inside: on Linux only that reaches the kernel (top -H, gdb, the
+                // kiosk VM test's count of workers); a name set before start() does not
+                Thread.current.name = "farcast.decode"
+                loop()
+            }
             t.start()
         } else if sleeping {
             cond.signal()

@@ -167,10 +167,10 @@ public final class Session: @unchecked Sendable {
     public func start() {
         lock.withLock { threadRunning = true }
         let t = Thread { [self] in
+            Thread.current.name = "farcast-session"   // from inside: see DecodeWorker
             self.run()
             wakeup.lock(); lock.withLock { threadRunning = false }; wakeup.broadcast(); wakeup.unlock()
         }
-        t.name = "farcast-session"
         t.start()
     }
 
