@@ -14,7 +14,8 @@
  *   keys K1+K2+...                pressed in order, released in reverse (ctrl+alt+f2, alt+sysrq+h)
  *   type TEXT                     letters, digits, space and .,-/= (uppercase with shift); '\n' is Enter
  *   sleep MS
- * Key names: a-z, 0-9, f1-f12, ctrl, alt, shift, sysrq, esc, enter, backspace, space, tab, delete.
+ * Key names: a-z, 0-9, f1-f12, ctrl, alt, shift, sysrq, esc, enter, backspace, space, tab, delete,
+ *   backslash, minus, dot, comma, slash, equal.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -191,7 +192,7 @@ static int key_code(const char *name) {
         {"ctrl", KEY_LEFTCTRL}, {"alt", KEY_LEFTALT}, {"shift", KEY_LEFTSHIFT}, {"sysrq", KEY_SYSRQ},
         {"esc", KEY_ESC}, {"enter", KEY_ENTER}, {"backspace", KEY_BACKSPACE}, {"space", KEY_SPACE},
         {"tab", KEY_TAB}, {"minus", KEY_MINUS}, {"dot", KEY_DOT}, {"comma", KEY_COMMA},
-        {"slash", KEY_SLASH}, {"equal", KEY_EQUAL}, {"delete", KEY_DELETE}};
+        {"slash", KEY_SLASH}, {"equal", KEY_EQUAL}, {"delete", KEY_DELETE}, {"backslash", KEY_BACKSLASH}};
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
         if (strcmp(name, named[i].name) == 0) return named[i].code;
     return -1;

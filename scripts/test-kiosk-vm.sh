@@ -192,6 +192,9 @@ convert -size ${W}x${H} xc:'#20303f' +antialias \
   -stroke '#ff40ff' -draw 'line 1000,440 1240,640' -fill none -draw "rectangle 0,0 $((W - 1)),$((H - 1))" \
   -alpha off -depth 8 -strip "PNG24:$root/usr/local/share/farcast-test/scene.png"
 cp "$root/usr/local/share/farcast-test/scene.png" "$ART/scene.png"
+# A photo-like picture (JPEG rects: work for the viewer's decode threads; the flat scene's rects
+# are all decoded on the session thread)
+convert -size 320x200 -seed 7 plasma:fractal -resize ${W}x${H}! -depth 8 -strip "PNG24:$root/usr/local/share/farcast-test/photo.png"
 
 cat >"$root/usr/local/bin/farcast-test-scene" <<'EOF'
 #!/bin/sh
@@ -489,10 +492,15 @@ else
 fi
 
 # The unit's limits are in force, and under them the viewer still came up as DRM master (above)
-# and decodes on its worker threads (Xvnc sends Tight: rects for the workers).
+# and decodes on its worker threads: a photo on the server for a moment (its JPEG rects go to
+# the workers), then the scene again.
 limits=$(agent "systemctl show -p MemoryMax -p TasksMax -p ProtectProc -p ProcSubset -p PrivateIPC farcast-kiosk.service | tr '\n' ' '")
+count_decoders() { agent "cat /proc/$pid/task/*/comm | grep -c '^farcast.decode'" || true; }
+agent "DISPLAY=:1 timeout 60 display -window root /usr/local/share/farcast-test/photo.png" >/dev/null
+until_true $((20 * slow)) test "$(count_decoders)" -ge 1
+decoders=$(count_decoders)
 threads=$(agent "cat /proc/$pid/task/*/comm | sort | uniq -c | sort -rn | awk '{printf \"%s %s, \", \$1, \$2}'")
-decoders=$(agent "grep -c '^farcast.decode' /proc/$pid/task/*/comm | awk -F: '{n += \$2} END {print n + 0}'")
+agent "DISPLAY=:1 timeout 60 display -window root /usr/local/share/farcast-test/scene.png" >/dev/null
 if [[ $limits == *"ProtectProc=invisible"* && $limits == *"ProcSubset=pid"* && $limits == *"PrivateIPC=yes"* ]] &&
     ! [[ $limits =~ (MemoryMax|TasksMax)=(infinity|18446744073709551615) ]] && [ "${decoders:-0}" -ge 1 ]; then
   ok "the unit's limits are in force ($limits) and the viewer decodes on $decoders worker thread(s) (threads: ${threads%, })"
@@ -578,6 +586,17 @@ if [ "$vt_plain" = tty1 ] && [ "$vt_unraw" = tty1 ] && out=$(shows_desktop vt 10
 else
   bad "Ctrl+Alt+F2 leaves tty1 in front" "after Ctrl+Alt+F2: $vt_plain; after Alt+SysRq+R and Ctrl+Alt+F2: $vt_unraw; ${out:-}"
   agent "chvt 1" >/dev/null; sleep 2
+fi
+# The keyboard is the console's now (until the kiosk restarts): Ctrl+C, Ctrl+\ and the SysRq key
+# alone (^\ in the console's keymap) would signal tty1's foreground process, the kiosk; it has
+# turned the terminal's signal characters off.
+inp "keys ctrl+c; keys ctrl+backslash; keys sysrq; keys ctrl+z" >/dev/null
+# (a viewer stopped by ^Z would not move the pointer; one killed would have another pid)
+if sync_tap 70 770 && sleep 2 && [ "$(kiosk_prop MainPID)" = "$pid" ] && [ "$(kiosk_prop ActiveState)" = active ]; then
+  ok "after Alt+SysRq+R, Ctrl+C, Ctrl+\\, SysRq and Ctrl+Z on tty1 do not stop the kiosk (pid $pid)"
+else
+  bad "the console's signal keys do not stop the kiosk" "pid $pid -> $(kiosk_prop MainPID); $(agent 'journalctl -b -u farcast-kiosk.service --no-pager -n 4 -o cat')"
+  kiosk_active $((60 * slow)); pid=$(kiosk_prop MainPID)
 fi
 # What README.md tells a kiosk with a keyboard in reach: kernel.sysrq = 0, and SysRq is gone.
 agent "sysctl -q kernel.sysrq=0" >/dev/null
@@ -725,10 +744,12 @@ fi
 # (once more if the first is missed: a viewer that stalls between the finger's landing and its
 # moves sees a touch, not a swipe)
 swipe_pad() {
-  settle; inp "drag 1277 400 1030 400 0 250" >/dev/null
-  until_true $((15 * slow)) pad_up && return 0
-  settle; inp "drag 1277 400 1030 400 0 250" >/dev/null
-  until_true $((15 * slow)) pad_up
+  local i
+  for i in 1 2 3; do
+    settle; inp "drag 1277 400 1030 400 0 120" >/dev/null
+    until_true $((8 * slow)) pad_up && return 0
+  done
+  return 1
 }
 pad_up() { dump pad && convert "$ART/pad.png" -rotate -90 "$tmp/pad-logical.png" &&
   ok_key=$(python3 scripts/kiosk-vm.py bbox "$tmp/pad-logical.png" 466ebe) && [ "$(echo "$ok_key" | cut -d' ' -f5)" -gt 500 ]; }
@@ -754,8 +775,11 @@ opened=$(journal_count 'the menu was opened with the PIN')
 if swipe_pad; then
   cp "$ART/pad.png" "$ART/pin-pad.png"
   inp "$(pin_taps 2468k)" >/dev/null
-  if until_true $((20 * slow)) test "$(journal_count 'the menu was opened with the PIN')" -gt "$opened"; then
-    sleep 1; dump pin-menu
+  # the menu's selected row (Overlay.selectColor, wider than a key) once it is drawn
+  menu_up() { dump pin-menu && convert "$ART/pin-menu.png" -rotate -90 "$tmp/menu-logical.png" &&
+    python3 scripts/kiosk-vm.py bbox "$tmp/menu-logical.png" 466ebe | awk 'NF == 5 && $3 > 150 { f = 1 } END { exit !f }'; }
+  if until_true $((20 * slow)) test "$(journal_count 'the menu was opened with the PIN')" -gt "$opened" &&
+      until_true $((20 * slow)) menu_up; then
     ok "rotated: a swipe from the top edge shows the PIN pad (pin-pad.png), the right PIN typed by touch opens the menu (pin-menu.png)"
   else
     bad "rotated: the right PIN typed by touch opens the menu" "$(agent 'journalctl -b -u farcast-kiosk.service --no-pager -n 5 -o cat')"

@@ -3,33 +3,46 @@ import Foundation
 import Glibc
 #endif
 
-/// A kiosk on the console (KMSDRM) keeps its virtual terminal: the VT is put in VT_PROCESS mode
-/// with no release signal, so a switch asked for (Ctrl+Alt+F2 once the keyboard is back in the
-/// console's hands, e.g. after Alt+SysRq+R; `chvt`) waits for a release this process never
-/// gives, while it lives. SDL already mutes the console's keyboard (K_OFF), which stops
-/// Ctrl+Alt+Fn as long as nothing unmutes it. When the viewer exits or is killed the kernel
-/// finds the VT's owner gone and switches as asked.
+/// A kiosk on the console (KMSDRM) keeps its virtual terminal. SDL mutes the console's keyboard
+/// (K_OFF), which stops Ctrl+Alt+Fn, Ctrl+C and the like as long as nothing unmutes it; but the
+/// kernel's Alt+SysRq+R (Debian's kernel.sysrq allows it) gives the keyboard back to the console.
+/// Measured in the kiosk VM test: after that, Ctrl+Alt+F2 switches to tty2, and Ctrl+C,
+/// Ctrl+\ or the SysRq key itself (the console's keymap makes it ^\) send SIGINT or SIGQUIT to
+/// the kiosk, tty1's foreground process. So the viewer
+/// - puts its VT in VT_PROCESS mode with no release signal: a switch asked for (that key, or
+///   `chvt`) waits for a release this process never gives, while it lives; once it has exited
+///   or been killed the kernel finds the VT's owner gone and switches as asked;
+/// - turns off the terminal's signal characters (ISIG), so no key on tty1 signals it.
 ///
-/// Main thread; `release()` before exiting (systemd's TTYReset also sets the VT right again).
+/// Main thread; `release()` before exiting (systemd's TTYReset sets the terminal right again
+/// after a crash).
 final class ConsoleHold {
     private var fd: Int32 = -1
+    private var savedTermios: termios?
 
-    // linux/vt.h and linux/kd.h (not in Swift's Glibc module)
+    // linux/vt.h (not in Swift's Glibc module)
     private static let VT_SETMODE: UInt = 0x5602
     private static let VT_AUTO: UInt8 = 0, VT_PROCESS: UInt8 = 1
 
     /// Holds the controlling terminal when it is a VT; false (and nothing changed) otherwise.
     func hold() -> Bool {
         guard fd < 0 else { return true }
-        let f = open("/dev/tty", O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        let f = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
         guard f >= 0 else { return false }
         guard ConsoleHold.setMode(f, ConsoleHold.VT_PROCESS) else { close(f); return false }
         fd = f
+        var t = termios()
+        if tcgetattr(f, &t) == 0 {
+            savedTermios = t
+            t.c_lflag &= ~tcflag_t(ISIG)
+            _ = tcsetattr(f, TCSANOW, &t)
+        }
         return true
     }
 
     func release() {
         guard fd >= 0 else { return }
+        if var t = savedTermios { _ = tcsetattr(fd, TCSANOW, &t) }
         _ = ConsoleHold.setMode(fd, ConsoleHold.VT_AUTO)
         close(fd)
         fd = -1
