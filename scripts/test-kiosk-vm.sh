@@ -448,7 +448,10 @@ settle() {
   done
   return 1
 }
-journal_count() { agent "journalctl -b -u farcast-kiosk.service --no-pager -o cat | grep -c -- '$1'" || true; }
+journal_count() { agent "journalctl -b -u farcast-kiosk.service --no-pager -o cat ${3:-} | grep -c -- '$1'" || true; }
+# journal_has PATTERN N [JOURNALCTL-MATCH]: the kiosk's journal has at least N lines matching
+# (a function, so that until_true asks again each time)
+journal_has() { [ "$(journal_count "$1" "" "${3:-}")" -ge "$2" ]; }
 # the red square of the scene (#c03020) in a screendump: "X Y W H COUNT"; its width (0: none)
 red_box() { python3 scripts/kiosk-vm.py bbox "$ART/$1.png" c03020; }
 red_w() { red_box "$1" | awk 'NF == 5 { w = $3 } END { print w + 0 }'; }
@@ -497,7 +500,8 @@ fi
 limits=$(agent "systemctl show -p MemoryMax -p TasksMax -p ProtectProc -p ProcSubset -p PrivateIPC farcast-kiosk.service | tr '\n' ' '")
 count_decoders() { agent "cat /proc/$pid/task/*/comm | grep -c '^farcast.decode'" || true; }
 agent "DISPLAY=:1 timeout 60 display -window root /usr/local/share/farcast-test/photo.png" >/dev/null
-until_true $((20 * slow)) test "$(count_decoders)" -ge 1
+decoding() { [ "$(count_decoders)" -ge 1 ]; }
+until_true $((20 * slow)) decoding
 decoders=$(count_decoders)
 threads=$(agent "cat /proc/$pid/task/*/comm | sort | uniq -c | sort -rn | awk '{printf \"%s %s, \", \$1, \$2}'")
 agent "DISPLAY=:1 timeout 60 display -window root /usr/local/share/farcast-test/scene.png" >/dev/null
@@ -575,7 +579,8 @@ vt_plain=$(vt)
 sysrq=$(agent "cat /proc/sys/kernel/sysrq")
 helps=$(agent "dmesg | grep -c 'sysrq: HELP'" || true)
 inp "keys alt+sysrq+h" >/dev/null
-until_true $((10 * slow)) test "$(agent "dmesg | grep -c 'sysrq: HELP'" || true)" -gt "${helps:-0}"
+more_help() { [ "$(agent "dmesg | grep -c 'sysrq: HELP'" || true)" -gt "${helps:-0}" ]; }
+until_true $((10 * slow)) more_help
 sysrq_reaches=$?
 inp "keys alt+sysrq+r; sleep 300; keys ctrl+alt+f2" >/dev/null
 sync_tap 50 770
@@ -778,7 +783,7 @@ if swipe_pad; then
   # the menu's selected row (Overlay.selectColor, wider than a key) once it is drawn
   menu_up() { dump pin-menu && convert "$ART/pin-menu.png" -rotate -90 "$tmp/menu-logical.png" &&
     python3 scripts/kiosk-vm.py bbox "$tmp/menu-logical.png" 466ebe | awk 'NF == 5 && $3 > 150 { f = 1 } END { exit !f }'; }
-  if until_true $((20 * slow)) test "$(journal_count 'the menu was opened with the PIN')" -gt "$opened" &&
+  if until_true $((30 * slow)) journal_has 'the menu was opened with the PIN' $((opened + 1)) &&
       until_true $((20 * slow)) menu_up; then
     ok "rotated: a swipe from the top edge shows the PIN pad (pin-pad.png), the right PIN typed by touch opens the menu (pin-menu.png)"
   else
@@ -794,10 +799,10 @@ fi
 sleep 1
 if swipe_pad; then
   inp "$(pin_taps 1111k1111k1111k1111kc)" >/dev/null
-  until_true $((20 * slow)) test "$(journal_count 'a wrong PIN (4 in a row)')" -ge 1
+  until_true $((30 * slow)) journal_has 'a wrong PIN (4 in a row)' 1
   swipe_pad
   inp "$(pin_taps 1357k)" >/dev/null
-  if until_true $((20 * slow)) test "$(journal_count 'wrong PIN (5 in a row): the PIN pad is locked for 60 s')" -ge 1; then
+  if until_true $((30 * slow)) journal_has 'wrong PIN (5 in a row): the PIN pad is locked for 60 s' 1; then
     t_locked=$(date +%s)
     until_true $((20 * slow)) pad_message; cp "$ART/pad.png" "$ART/pin-locked.png"
     ok "four wrong PINs, Cancel, a new pad, one more: locked for 60 s (pin-locked.png; $(agent 'grep failures /var/lib/farcast-kiosk/farcast/pin-failures'))"
@@ -831,7 +836,7 @@ until_true $((10 * slow)) pad_message; cp "$ART/pad.png" "$ART/pin-after-restart
 still=$(agent "journalctl -b -u farcast-kiosk.service --no-pager -o cat _PID=$pid | grep -c 'the PIN pad is locked for .* s more (5 wrong PINs in a row)'" || true)
 if [ "${still:-0}" = 0 ]; then
   inp "$(pin_taps 9999k)" >/dev/null
-  until_true $((20 * slow)) test "$(agent "journalctl -b -u farcast-kiosk.service --no-pager -o cat _PID=$pid | grep -c 'wrong PIN (6 in a row): the PIN pad is locked for 120 s'" || true)" -ge 1
+  until_true $((30 * slow)) journal_has 'wrong PIN (6 in a row): the PIN pad is locked for 120 s' 1 "_PID=$pid"
   still=sixth
 fi
 inp "$(pin_taps 2468k)" >/dev/null
