@@ -674,7 +674,7 @@ fi
 agent "rm -f /run/typed; systemd-run -q --unit farcast-test-xterm -E DISPLAY=:1 xterm -geometry 40x4+700+450 -e sh -c 'cat >/run/typed'" >/dev/null
 until_true $((20 * slow)) agent "DISPLAY=:1 xdotool search --class xterm" >/dev/null
 inp "tap 760 470" >/dev/null
-until_true $((20 * slow)) pointer_near 760 470
+until_true $((20 * slow)) pointer_near 760 470 1
 inp "type Hello kiosk, 1234.\n" >/dev/null
 if until_true $((20 * slow)) agent "grep -qx 'Hello kiosk, 1234.' /run/typed"; then
   ok "text typed on the keyboard reaches an xterm on the server ('$(agent "cat /run/typed")')"
@@ -832,13 +832,14 @@ kiosk_restarted "$pid" $((60 * slow))
 pid=$(kiosk_prop MainPID)
 until_true $((60 * slow)) rotated
 swipe_pad
-until_true $((10 * slow)) pad_message; cp "$ART/pad.png" "$ART/pin-after-restart.png"
-still=$(agent "journalctl -b -u farcast-kiosk.service --no-pager -o cat _PID=$pid | grep -c 'the PIN pad is locked for .* s more (5 wrong PINs in a row)'" || true)
+# (the pad says so as it opens, and the journal has it, before the pad is drawn)
+still=$(journal_count 'the PIN pad is locked for .* s more (5 wrong PINs in a row)' "" "_PID=$pid")
 if [ "${still:-0}" = 0 ]; then
   inp "$(pin_taps 9999k)" >/dev/null
   until_true $((30 * slow)) journal_has 'wrong PIN (6 in a row): the PIN pad is locked for 120 s' 1 "_PID=$pid"
   still=sixth
 fi
+until_true $((10 * slow)) pad_message; cp "$ART/pad.png" "$ART/pin-after-restart.png"
 inp "$(pin_taps 2468k)" >/dev/null
 sleep 2
 after=$(agent "journalctl -b -u farcast-kiosk.service --no-pager -o cat _PID=$pid | grep -c 'the menu was opened with the PIN'" || true)
