@@ -7,7 +7,7 @@
 #   scripts/fuzz.sh --list                       the targets
 #   scripts/fuzz.sh TARGET SECONDS [FLAGS...]    one target (FLAGS go to libFuzzer)
 #   scripts/fuzz.sh all SECONDS [FLAGS...]       every target in turn
-#   scripts/fuzz.sh --ci                         every target for FARCAST_FUZZ_SECONDS (12) each
+#   scripts/fuzz.sh --ci                         every target for FARCAST_FUZZ_SECONDS (5) each
 #
 # Each target keeps its corpus in .build/fuzz-corpus/TARGET (outside git), so long runs build
 # on each other. One fuzzer runs at a time: the machine is shared with builds.
@@ -81,7 +81,7 @@ case "${1:-}" in
     start=$SECONDS
     build
     failed=0
-    for t in $(targets); do run "$t" "${FARCAST_FUZZ_SECONDS:-12}" || failed=1; done
+    for t in $(targets); do run "$t" "${FARCAST_FUZZ_SECONDS:-5}" || failed=1; done
     echo "fuzz: every target, $((SECONDS - start)) s with the build"
     exit $failed ;;
   all)

@@ -2,8 +2,10 @@
 # Tests under a sanitizer, each in its own scratch path (.build/tsan, .build/asan), so the normal
 # build is left as it is:
 #   scripts/sanitize.sh thread    ThreadSanitizer: the session and transport tests (VNCSessionTests:
-#                                 the session thread, its commands and transports) and the engine
-#                                 and decoder tests (RFBTests, the mutation tests left out: one thread)
+#                                 the session thread, its commands and transports) and the RFB tests
+#                                 that use more than one thread (decode workers, H.264 outside the
+#                                 framebuffer lock, the engine, TLS close); the single-threaded
+#                                 decoder vectors run under AddressSanitizer only
 #   scripts/sanitize.sh address   AddressSanitizer (and LeakSanitizer): the decoder, engine and
 #                                 mutation tests (RFBTests) and FarcastToolsTests
 #   scripts/sanitize.sh all       both
@@ -34,7 +36,7 @@ run() {
 }
 
 thread() {
-  if [ $# -gt 0 ]; then run thread .build/tsan "$@"; else run thread .build/tsan --filter 'VNCSessionTests|RFBTests' --skip RobustnessTests; fi
+  if [ $# -gt 0 ]; then run thread .build/tsan "$@"; else run thread .build/tsan --filter 'VNCSessionTests|ParallelDecodeTests|MemoryBudgetTests|H264DecoderTests|H264LimitTests|EngineTests|TLSCloseTests'; fi
 }
 address() {
   if [ $# -gt 0 ]; then run address .build/asan "$@"; else run address .build/asan --filter 'RFBTests|FarcastToolsTests'; fi
