@@ -386,16 +386,19 @@ server_screen() {  # NAME [DISPLAY]: an Xvnc's own screen (xwd in the guest) as 
 # shows_desktop NAME SECONDS [DISPLAY]: until the server shows the test scene (its own screen,
 # xwd, is the scene's PNG exactly) and QEMU's screendump equals the server's screen
 shows_desktop() {
-  local name=$1 deadline=$(( $(date +%s) + $2 )) display=${3:-:1} out scene=no
+  local name=$1 deadline=$(( $(date +%s) + $2 )) display=${3:-:1} out= scene=no
   while :; do
     if [ $scene = no ]; then
-      server_screen "$name-server" "$display" || return 1
-      python3 scripts/kiosk-vm.py same "$ART/$name-server.png" "$ART/scene.png" >/dev/null && scene=yes
+      # a server (re)started with --no-block may not take connections yet: asked again until
+      # the deadline (a loaded host starts it late)
+      if out=$(server_screen "$name-server" "$display"); then
+        python3 scripts/kiosk-vm.py same "$ART/$name-server.png" "$ART/scene.png" >/dev/null && scene=yes
+      fi
     fi
     if [ $scene = yes ]; then
       dump "$name" || { echo "no screendump"; return 1; }
       out=$(python3 scripts/kiosk-vm.py same "$ART/$name.png" "$ART/$name-server.png") && { echo "$out, the scene"; return 0; }
-    else
+    elif [ -z "$out" ]; then
       out="the server does not show the scene yet"
     fi
     [ "$(date +%s)" -lt "$deadline" ] || { echo "$out"; return 1; }
