@@ -8,7 +8,7 @@ enum FuzzKeys {
     static let server = try! RSAKey(pem: serverPEM)
     /// Our RSA-AES random and ARD private value.
     static let secret: [UInt8] = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
-    static let fixed = FixedKeys(rsa: client, secret: secret)
+    static let fixed = FixedKeys(rsa: client, secret: secret, cache: RSAMemo.shared)
 
     static let clientPEM = """
 -----BEGIN PRIVATE KEY-----

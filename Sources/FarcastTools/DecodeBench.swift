@@ -45,7 +45,7 @@ public final class LibraryClock: LibraryProbe {
 public enum DecodeBench {
     /// Decodes `path` `repeats` times; the fastest run's figures and the last framebuffer.
     /// With `split`, the time inside zlib, TurboJPEG and libavcodec is measured too (clock reads per call).
-    /// With `threads` above 1, rects also decode on threads-1 workers (DecodeOffload) and the fastest run
+    /// With `threads` above 1, rects also decode on threads-1 workers (DecodeManager) and the fastest run
     /// is the one with the least wall time (CPU time then adds up across threads).
     public static func run(path: String, repeats: Int = 1, split: Bool = false, threads: Int = 1) throws -> (BenchResult, Framebuffer?) {
         guard let data = FileManager.default.contents(atPath: path) else {

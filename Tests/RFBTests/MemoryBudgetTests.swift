@@ -166,7 +166,7 @@ final class MemoryBudgetTests: XCTestCase {
         var s = ClientSettings()
         s.decodeThreads = threads
         let e = ClientEngine(settings: s)
-        e.offload?.minPixels = 0
+        e.jobs?.minPixels = 0
         return e
     }
 
@@ -199,17 +199,17 @@ final class MemoryBudgetTests: XCTestCase {
         }
     }
 
-    /// Jobs in flight hold at most the offload's byte budget: rects past it decode on the
+    /// Jobs in flight hold at most the manager's byte budget: rects past it decode on the
     /// session thread, with the same pixels.
     func testJobsInFlightStayWithinTheByteBudget() throws {
         let e = threaded(5)   // 4 workers: 8 jobs could be in flight
         let budget = 100_000
-        e.offload?.budgetBytes = budget
+        e.jobs?.budgetBytes = budget
         // 8 rects of 96x96, 6,000 subrects each (72 KB): two would pass the budget
         let bytes = S.hello(w: 768, h: 96) + S.update((0..<8).map { rre($0 * 96, 96, 96, subrects: 6000) })
         try e.feed(bytes)
         try e.checkWorkers(wait: true)
-        let o = try XCTUnwrap(e.offload)
+        let o = try XCTUnwrap(e.jobs)
         XCTAssertGreaterThan(e.rectsOnWorkers, 0)
         XCTAssertLessThanOrEqual(o.peakBytes, budget)
         let seq = ClientEngine(settings: ClientSettings())

@@ -3,7 +3,7 @@ import Synchronization
 import XCTest
 @testable import RFB
 
-/// Rects on worker threads (DecodeOffload: Tight, ZRLE, Hextile) must leave exactly the
+/// Rects on worker threads (DecodeManager: Tight, ZRLE, Hextile) must leave exactly the
 /// framebuffer the sequential path leaves, at every point between messages, and fail with the
 /// same message.
 final class ParallelDecodeTests: XCTestCase {
@@ -16,7 +16,7 @@ final class ParallelDecodeTests: XCTestCase {
         s.password = Array("recorded".utf8)
         s.decodeThreads = threads
         let e = ClientEngine(settings: s)
-        if everything { e.offload?.minPixels = 0 }
+        if everything { e.jobs?.minPixels = 0 }
         return e
     }
 
@@ -143,10 +143,11 @@ final class ParallelDecodeTests: XCTestCase {
         if one == nil { throw XCTSkip("TurboJPEG took the damaged JPEG as a warning: nothing to compare") }
     }
 
-    /// Many huge JPEG rects: work in flight stays within the offload's job cap, and so its bytes;
+    /// Many huge JPEG rects: work in flight stays within the manager's job cap, and so its bytes;
     /// a rect finding no room is the caller's to decode.
     func testWorkInFlightIsBounded() throws {
-        let o = DecodeOffload(workers: 2)
+        let o = DecodeManager(workers: DecodeWorkers(count: 2))
+        let work = TightDecoder.JPEGWork(handles: ScratchPool(make: { tjInitDecompress() }, destroy: { tjDestroy($0) }))
         o.minPixels = 0
         // 40 rects side by side: the engine never lets rects in flight overlap
         let fb = Framebuffer(width: 1280, height: 512)
@@ -156,7 +157,7 @@ final class ParallelDecodeTests: XCTestCase {
             let rect = Rect(x: i % 10 * 128, y: i / 10 * 128, w: 128, h: 128)
             fb.lock.withWriterLock {
                 guard o.wants(rect.area, bytes: j.count) else { return }
-                let job = o.makeJob(rect: rect, fb: fb, work: .jpeg)
+                let job = o.makeJob(rect: rect, fb: fb, work: work)
                 job.buffer.reserve(j.count)
                 j.withUnsafeBufferPointer { job.buffer.pointer.update(from: $0.baseAddress!, count: j.count) }
                 job.length = j.count

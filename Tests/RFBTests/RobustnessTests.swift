@@ -27,7 +27,7 @@ final class RobustnessTests: XCTestCase {
         s.password = Array("x".utf8)
         s.decodeThreads = threads
         let e = ClientEngine(settings: s)
-        e.offload?.minPixels = 0
+        e.jobs?.minPixels = 0
         var off = 0
         do {
             while off < stream.count {
@@ -60,7 +60,7 @@ final class RobustnessTests: XCTestCase {
         return b
     }
 
-    /// `parallel`: every third mutated stream is also decoded with workers (DecodeOffload).
+    /// `parallel`: every third mutated stream is also decoded with workers (DecodeManager).
     func fuzz(_ file: String, prefix: Int, runs: Int, seed: UInt64, parallel: Bool = true) throws {
         let base = try loadPrefix(file, bytes: prefix)
         var rng = Rng(s: seed)

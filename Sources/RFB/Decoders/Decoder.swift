@@ -52,9 +52,10 @@ protocol CancellableDecoder: RectDecoder {
 }
 
 /// A decoder that can hand big rects to worker threads: the engine gives it the connection's
-/// `DecodeOffload` when it makes it, so a new one joins by adopting this, not by an engine change.
+/// `DecodeManager` when it makes it, and the decoder hands it self-contained jobs (`RectWork`),
+/// so a new one joins by adopting this, not by a change to the engine or the manager.
 protocol OffloadingDecoder: RectDecoder {
-    var offload: DecodeOffload? { get set }
+    var jobs: DecodeManager? { get set }
 }
 
 /// Raw: rows of pixels. Commits per row so a large rect never needs to be buffered whole.

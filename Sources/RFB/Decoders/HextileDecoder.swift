@@ -16,9 +16,9 @@ final class HextileDecoder: OffloadingDecoder {
     /// Carried colours, already converted to framebuffer pixels; 0 at the start of each rect.
     private var bg: UInt32 = 0
     private var fg: UInt32 = 0
-    /// Set by the engine when rects may decode on worker threads (DecodeOffload).
-    var offload: DecodeOffload?
-    /// The last rect went to `offload`: a worker adds its pixels and damage.
+    /// Set by the engine when rects may decode on worker threads.
+    var jobs: DecodeManager?
+    /// The last rect went to `jobs`: a worker adds its pixels and damage.
     var deferredLastRect = false
 
     func decode(rect: Rect, reader: inout ByteReader, fb: Framebuffer, pf: PixelConverter, resume: Bool) throws {
@@ -27,10 +27,10 @@ final class HextileDecoder: OffloadingDecoder {
         if rect.isEmpty { return }
         // A rect already buffered whole goes to a worker as a copy of its bytes; one still
         // arriving streams here tile by tile, as without workers.
-        if !resume, let offload, offload.wants(rect.area, bytes: HextileDecoder.maxBytes(rect, bpp: pf.bytesPerPixel)),
+        if !resume, let jobs, jobs.wants(rect.area, bytes: HextileDecoder.maxBytes(rect, bpp: pf.bytesPerPixel)),
            let size = HextileDecoder.bufferedSize(rect: rect, bytes: reader.current, count: reader.remaining,
                                                   bpp: pf.bytesPerPixel) {
-            offload.startBuffered(Encoding.hextile, rect: rect, size: size, reader: &reader, fb: fb, pf: pf)
+            jobs.startCopy(of: size, from: &reader, rect: rect, fb: fb, work: WholeRectWork(pf: pf) { HextileDecoder() })
             deferredLastRect = true
             return
         }

@@ -10,10 +10,15 @@ final class RREDecoder: OffloadingDecoder {
     /// Subrects announced but not yet drawn.
     private var left: UInt32 = 0
 
-    /// Set by the engine when rects may decode on worker threads (DecodeOffload).
-    var offload: DecodeOffload?
-    /// The last rect went to `offload`: a worker adds its pixels and damage.
+    /// Set by the engine when rects may decode on worker threads.
+    var jobs: DecodeManager?
+    /// The last rect went to `jobs`: a worker adds its pixels and damage.
     var deferredLastRect = false
+    /// A rect buffered whole is copied for a worker only up to this many bytes a pixel: one
+    /// subrect (a 4-byte pixel and four u16) for each pixel of the rect. A server may send far
+    /// more subrects than pixels (they only draw over each other); such a rect streams on the
+    /// session thread, where its size costs nothing but the time to draw it.
+    static let maxCopiedBytesPerPixel = 12
 
     init(compact: Bool) { self.compact = compact }
 
@@ -24,14 +29,15 @@ final class RREDecoder: OffloadingDecoder {
         // A rect already buffered whole goes to a worker as a copy of its bytes (its size is
         // the count's, in Int: no overflow), unless it holds more subrects than pixels (the
         // copy would be sized by the count, not the area); one still arriving streams here.
-        if !resume, let offload, reader.remaining >= 4 + bpp {
+        if !resume, let jobs, reader.remaining >= 4 + bpp {
             let p = reader.current
             let n = Int(p[0]) << 24 | Int(p[1]) << 16 | Int(p[2]) << 8 | Int(p[3])
             let size = 4 + bpp + n * (bpp + (compact ? 4 : 8))
-            if size <= reader.remaining, size <= 4 + bpp + rect.area * DecodeOffload.maxBufferedBytesPerPixel,
-               offload.wants(rect.area, bytes: size) {
-                offload.startBuffered(compact ? Encoding.coRRE : Encoding.rre, rect: rect, size: size, reader: &reader,
-                                      fb: fb, pf: pf)
+            if size <= reader.remaining, size <= 4 + bpp + rect.area * RREDecoder.maxCopiedBytesPerPixel,
+               jobs.wants(rect.area, bytes: size) {
+                let compact = compact
+                jobs.startCopy(of: size, from: &reader, rect: rect, fb: fb,
+                               work: WholeRectWork(pf: pf) { RREDecoder(compact: compact) })
                 deferredLastRect = true
                 return
             }

@@ -23,10 +23,17 @@ final class TightDecoder: OffloadingDecoder {
     private var jpeg: tjhandle?
     /// TightPNG: PNG rects are allowed.
     let allowsPNG: Bool
-    /// Set by the engine when rects may decode on worker threads (DecodeOffload).
-    var offload: DecodeOffload?
-    /// The last rect went to `offload`: a worker adds its pixels and damage.
+    /// Set by the engine when rects may decode on worker threads.
+    var jobs: DecodeManager?
+    /// The last rect went to `jobs`: a worker adds its pixels and damage.
     var deferredLastRect = false
+    /// A JPEG rect counts as this many times its pixels against the manager's threshold
+    /// (TurboJPEG costs about 10 ns a pixel here, painting a palette or tiles 2-3).
+    static let jpegWeight = 4
+    /// What this connection's jobs borrow on workers: TurboJPEG handles, and painting decoders
+    /// (a palette table and gradient row each; no streams).
+    private lazy var jpegHandles = ScratchPool<tjhandle>(make: { tjInitDecompress() }, destroy: { tjDestroy($0) })
+    private lazy var painters = ScratchPool<TightDecoder>(make: { TightDecoder(streams: []) })
 
     init(probe: LibraryProbe? = nil, png: Bool = false, streams: [ZStream]? = nil) {
         self.probe = probe
@@ -118,15 +125,15 @@ final class TightDecoder: OffloadingDecoder {
             }
             let compressed = try reader.bytes(length)
             applyResets(resets)
-            if let offload, !rect.isEmpty, offload.wants(rect.area, bytes: dataSize) {
+            if let jobs, !rect.isEmpty, jobs.wants(rect.area, bytes: dataSize) {
                 // inflated here, in stream order, into the job's buffer; painted on a worker
                 let colours = paletteBytes.map { Array(UnsafeBufferPointer(start: $0, count: paletteSize * tpx)) } ?? []
-                let job = offload.makeJob(rect: rect, fb: fb, work: .basic(.init(filter: filter, colours: colours,
-                    count: paletteSize, rowSize: rowSize, pf: pf)))
+                let job = jobs.makeJob(rect: rect, fb: fb, work: PaintWork(filter: filter, colours: colours,
+                    count: paletteSize, rowSize: rowSize, pf: pf, painters: painters))
                 try streams[streamId].inflateExactly(compressed, count: length, into: job.buffer, size: dataSize,
                                                      what: "Tight rect \(rect) zlib stream \(streamId)")
                 job.length = dataSize
-                offload.start(job)
+                jobs.start(job)
                 deferredLastRect = true
                 return
             }
@@ -297,12 +304,12 @@ final class TightDecoder: OffloadingDecoder {
             throw ProtocolError("Tight rect \(rect): JPEG is \(w)x\(h), not the rect's \(rect.w)x\(rect.h)")
         }
         // a JPEG pixel costs several times a painted one: smaller JPEG rects are worth a worker
-        if let offload, offload.wants(rect.area * DecodeOffload.jpegWeight, bytes: length) {
-            let job = offload.makeJob(rect: rect, fb: fb, work: .jpeg)
+        if let jobs, jobs.wants(rect.area * TightDecoder.jpegWeight, bytes: length) {
+            let job = jobs.makeJob(rect: rect, fb: fb, work: JPEGWork(handles: jpegHandles))
             job.buffer.reserve(length)
             job.buffer.pointer.update(from: data, count: length)
             job.length = length
-            offload.start(job)
+            jobs.start(job)
             deferredLastRect = true
             return
         }
@@ -325,6 +332,63 @@ final class TightDecoder: OffloadingDecoder {
     private func jpegError(_ handle: tjhandle) -> String {
         if let m = tjGetErrorStr2(handle) { return String(cString: m) }
         return "unknown error"
+    }
+}
+
+extension TightDecoder {
+    /// A basic rect's painting on a worker, from its inflated data (the job's buffer), by a
+    /// painter of the pool (the palette table and gradient row are per painter).
+    struct PaintWork: RectWork {
+        let what = "Tight rect"
+        let filter: Int
+        /// The palette's TPIXELs as sent (empty without the palette filter).
+        let colours: [UInt8]
+        let count: Int
+        let rowSize: Int
+        let pf: PixelConverter
+        let painters: ScratchPool<TightDecoder>
+
+        func draw(_ r: Rect, into fb: Framebuffer, from buffer: UnsafeMutablePointer<UInt8>, length: Int) throws {
+            let data = UnsafePointer(buffer)
+            try painters.borrow(unavailable: ProtocolError("Tight rect \(r): no painter")) { painter in
+                if filter == TightDecoder.filterPalette {
+                    try colours.withUnsafeBufferPointer { c in
+                        guard let base = c.baseAddress else { throw ProtocolError("Tight rect \(r): empty palette") }
+                        try painter.drawPalette(rect: r, fb: fb, pf: pf, colours: base, count: count, data: data,
+                                                rowSize: rowSize)
+                    }
+                } else if filter == TightDecoder.filterGradient {
+                    painter.drawGradient(rect: r, fb: fb, pf: pf, data: data)
+                } else {
+                    painter.drawCopy(rect: r, fb: fb, pf: pf, data: data, rowSize: rowSize)
+                }
+            }
+        }
+    }
+
+    /// A JPEG rect's decompression on a worker, straight into the framebuffer.
+    struct JPEGWork: RectWork {
+        let what = "Tight rect"
+        let handles: ScratchPool<tjhandle>
+
+        func draw(_ r: Rect, into fb: Framebuffer, from data: UnsafeMutablePointer<UInt8>, length: Int) throws {
+            try handles.borrow(unavailable: ProtocolError("Tight rect \(r): could not start the JPEG decompressor")) { h in
+                // BGRX in memory is the framebuffer's 0x00RRGGBB layout
+                let dst = UnsafeMutableRawPointer(fb.row(r.y) + r.x).assumingMemoryBound(to: UInt8.self)
+                let rc = tjDecompress2(h, data, UInt(length), dst, Int32(r.w), Int32(fb.width * 4),
+                                       Int32(r.h), Int32(TJPF_BGRX.rawValue), 0)
+                // warnings (e.g. a truncated scan) still leave an image, as on the sequential path
+                if rc != 0 && tjGetErrorCode(h) != Int32(TJERR_WARNING.rawValue) {
+                    let why = tjGetErrorStr2(h).map { String(cString: $0) } ?? "unknown error"
+                    throw ProtocolError("Tight rect \(r): JPEG decoding failed (\(why))")
+                }
+                // TurboJPEG fills the X byte with 0xff; the framebuffer's pixels keep it zero
+                for y in r.y..<r.maxY {
+                    let p = fb.row(y) + r.x
+                    for i in 0..<r.w { p[i] &= 0x00ff_ffff }
+                }
+            }
+        }
     }
 }
 

@@ -10,10 +10,12 @@ final class ZRLEDecoder: OffloadingDecoder {
     private let palette: UnsafeMutablePointer<UInt32>
     /// Per tile of 2 or 4 colours: the pixels of each 4-bit group of indices.
     private let spread = IndexSpread()
-    /// Set by the engine when rects may decode on worker threads (DecodeOffload).
-    var offload: DecodeOffload?
-    /// The last rect went to `offload`: a worker adds its pixels and damage.
+    /// Set by the engine when rects may decode on worker threads.
+    var jobs: DecodeManager?
+    /// The last rect went to `jobs`: a worker adds its pixels and damage.
     var deferredLastRect = false
+    /// Painters this connection's jobs borrow on workers (tiles only, a palette each; no stream).
+    private lazy var painters = ScratchPool<ZRLEDecoder>(make: { ZRLEDecoder(streamless: ()) })
 
     init(probe: LibraryProbe? = nil) {
         stream = ZStream(probe: probe)
@@ -49,11 +51,11 @@ final class ZRLEDecoder: OffloadingDecoder {
         }
         let src = try reader.bytes(length)
         deferredLastRect = false
-        if let offload, !rect.isEmpty, offload.wants(rect.area, bytes: bound) {
+        if let jobs, !rect.isEmpty, jobs.wants(rect.area, bytes: bound) {
             // inflated here, in stream order, into the job's buffer; the tiles on a worker
-            let job = offload.makeJob(rect: rect, fb: fb, work: .zrle(pf))
+            let job = jobs.makeJob(rect: rect, fb: fb, work: TilesWork(pf: pf, painters: painters))
             job.length = try inflateAll(src, count: length, bound: bound, rect: rect, into: job.buffer)
-            offload.start(job)
+            jobs.start(job)
             deferredLastRect = true
             return
         }
@@ -232,5 +234,21 @@ final class ZRLEDecoder: OffloadingDecoder {
             }
         }
         // Inflated bytes past the last tile are ignored, as TigerVNC does; their amount is bounded.
+    }
+}
+
+extension ZRLEDecoder {
+    /// A rect's tiles on a worker, from its inflated data (the job's buffer), by a painter of
+    /// the pool (the tile palette is per painter).
+    struct TilesWork: RectWork {
+        let what = "ZRLE rect"
+        let pf: PixelConverter
+        let painters: ScratchPool<ZRLEDecoder>
+
+        func draw(_ r: Rect, into fb: Framebuffer, from data: UnsafeMutablePointer<UInt8>, length: Int) throws {
+            try painters.borrow(unavailable: ProtocolError("ZRLE rect \(r): no painter")) { painter in
+                try painter.decodeTiles(rect: r, data: data, count: length, fb: fb, pf: pf)
+            }
+        }
     }
 }

@@ -10,7 +10,7 @@ extension ClientEngine {
             throw ProtocolError("server sent a rectangle in \(Encoding.name(enc)), which this connection never offered (it is lossy, offered only with a quality or when named in the encodings)")
         }
         let d = make(probe)
-        if let o = offload, let w = d as? OffloadingDecoder { w.offload = o }
+        if let o = jobs, let w = d as? OffloadingDecoder { w.jobs = o }
         if let c = d as? CancellableDecoder { c.cancellation = cancellation }
         decoders[enc] = d
         return d

@@ -118,10 +118,12 @@ public final class ClientEngine: SecurityContext {
     @exclusivity(unchecked) var decoders: [Int32: RectDecoder] = [:]
     /// Told of the time spent inside zlib and TurboJPEG (benchmarks); given to each decoder.
     let probe: LibraryProbe?
+    /// Where the framebuffer's pixels come from.
+    let pixelAllocator: any PixelAllocator
     /// The decoder of the rect being decoded (`state` .rect), looked up once per rect.
     @exclusivity(unchecked) var rectDecoder: RectDecoder?
     /// Worker threads for Tight, ZRLE, Hextile and (Co)RRE rects (settings.decodeThreads > 1).
-    @exclusivity(unchecked) var offload: DecodeOffload?
+    @exclusivity(unchecked) var jobs: DecodeManager?
     lazy var clipboard = ExtendedClipboardState(limit: settings.clipboardByteLimit)
     /// Set when the server announced the Extended Clipboard (UTF-8 cut text).
     public var extendedClipboard: Bool { clipboard.active }
@@ -162,16 +164,22 @@ public final class ClientEngine: SecurityContext {
     /// Rect pixels done in the current parse call, against `workBudgetPixels`.
     @exclusivity(unchecked) private var workDone = 0
 
-    /// Rects in flight are let go (a job and the offload hold each other until it is retired).
-    deinit { offload?.abandon() }
+    /// Rects in flight are let go (a job and the manager hold each other until it is retired).
+    deinit { jobs?.abandon() }
 
     /// `probe`, when given, is told of the time spent inside zlib and TurboJPEG (benchmarks).
-    public init(settings: ClientSettings, probe: LibraryProbe? = nil) {
+    /// With `settings.decodeThreads` above 1, rects also decode on `workers` when given (threads
+    /// that outlive this engine: a session's, the fuzz harness's), else on threads of its own
+    /// (`decodeThreads` - 1 of them, ending with it).
+    /// `pixels` gives the framebuffer its memory (the heap by default).
+    public init(settings: ClientSettings, probe: LibraryProbe? = nil, workers: DecodeWorkers? = nil,
+                pixels: any PixelAllocator = HeapPixels()) {
         self.settings = settings
+        pixelAllocator = pixels
         converter = PixelConverter(format: settings.pixelFormat)
         self.probe = probe
         if settings.decodeThreads > 1 {
-            offload = DecodeOffload(workers: settings.decodeThreads - 1)   // the session thread decodes too
+            jobs = DecodeManager(workers: workers ?? DecodeWorkers(count: settings.decodeThreads - 1))   // the session thread decodes too
         }
     }
 
@@ -294,7 +302,7 @@ public final class ClientEngine: SecurityContext {
             if pendingResize != nil { do { try applyResize() } catch let e as ProtocolError { throw fail(e) } }
         } catch {
             // a rect on a worker failed first: its message is the one the sequential path gives
-            if let o = offload, o.hasPending { do { try o.drain() } catch let e as ProtocolError { throw fail(e) } }
+            if let o = jobs, o.hasPending { do { try o.drain() } catch let e as ProtocolError { throw fail(e) } }
             // the size the server set before the failure, as a parse that stopped between (fed
             // in pieces) would have made it
             if pendingResize != nil { try? applyResize() }

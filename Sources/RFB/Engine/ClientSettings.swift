@@ -8,7 +8,7 @@ public struct ClientSettings: Sendable {
     /// True when the user named the encodings (`--encodings`): sent exactly as given.
     public var encodingsNamedByUser = false
     /// Threads that decode: 1 decodes everything on the engine's thread, as it always did; N
-    /// adds N-1 workers that take Tight and ZRLE rects while they have room (DecodeOffload).
+    /// adds N-1 workers that take Tight and ZRLE rects while they have room (DecodeManager).
     public var decodeThreads = 1
     /// Tight JPEG quality 0–9; nil asks for lossless.
     public var jpegQuality: Int? = nil

@@ -25,7 +25,7 @@ extension ClientEngine {
         pendingResize = nil
         guard p.width != fb.width || p.height != fb.height else { return }
         // rects on workers write the old pixels
-        if let o = offload, o.hasPending { try o.drain() }
+        if let o = jobs, o.hasPending { try o.drain() }
         // made outside the lock (the workers are drained: nothing else writes the old pixels),
         // swapped in under it: the window never waits for 256 MiB to be cleared and copied
         let pixels = fb.resizedPixels(width: p.width, height: p.height)

@@ -120,7 +120,7 @@ extension ClientEngine {
             // the login is over: no password is kept (its Secret zeroes itself as it goes)
             answeredCredentials = nil
             desktopName = ServerText.printable(name)
-            framebuffer = Framebuffer(width: w, height: h)
+            framebuffer = Framebuffer(width: w, height: h, allocator: pixelAllocator)
             phase = .normal
             state = .messageType
             // Our format, our encodings, then the first full update.

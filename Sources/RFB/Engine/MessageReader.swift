@@ -12,7 +12,7 @@ extension ClientEngine {
     func parseMessage(_ r: inout ByteReader) throws {
         let type = try r.u8()
         // anything but an update (a colour map, a fence, cut text) waits for rects on workers
-        if type != 0, let o = offload, o.hasPending { try o.drain() }
+        if type != 0, let o = jobs, o.hasPending { try o.drain() }
         switch type {
         case 0:
             state = .updateHeader
@@ -84,7 +84,7 @@ extension ClientEngine {
         // (its source), an overlap, a pseudo-encoding (a resize frees the pixels; events keep
         // their order); not LastRect (an update end is no barrier: the drain at the end of
         // each parse call shows every finished update whole)
-        if let o = offload, o.hasPending, try enc == Encoding.copyRect ? copyTouchesPending(rect, o, r) : ((decoderFactories[enc] == nil && enc != Encoding.lastRect) || o.overlapsPending(rect)) {
+        if let o = jobs, o.hasPending, try enc == Encoding.copyRect ? copyTouchesPending(rect, o, r) : ((decoderFactories[enc] == nil && enc != Encoding.lastRect) || o.overlapsPending(rect)) {
             try o.drain()
         }
         switch enc {
@@ -212,7 +212,7 @@ extension ClientEngine {
 
     /// A CopyRect reads its source: it waits for rects in flight only when the source or the
     /// destination meets one (the source is peeked, not consumed: the rect parses as before).
-    private func copyTouchesPending(_ rect: Rect, _ o: DecodeOffload, _ r: ByteReader) throws -> Bool {
+    private func copyTouchesPending(_ rect: Rect, _ o: DecodeManager, _ r: ByteReader) throws -> Bool {
         // not buffered yet: wait for everything (asking for more bytes here would count the rect twice)
         guard r.remaining >= 4 else { return true }
         var peek = r
@@ -229,7 +229,7 @@ extension ClientEngine {
     /// Rects still on workers land first: the front end, told the update ended, reads it whole,
     /// and a pixel-format or colour-map change after it never meets a rect in flight.
     func endUpdate() throws {
-        if let o = offload, o.hasPending { try o.drain() }
+        if let o = jobs, o.hasPending { try o.drain() }
         // (a LastRect seen before the tap started must not count for the first update it taps)
         if tapFrom != nil && !tapServerLastRect { tapNeedsLastRect = true }
         tapServerLastRect = false

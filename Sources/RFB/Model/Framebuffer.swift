@@ -23,6 +23,24 @@ import Synchronization
     }
 }
 
+/// Where a framebuffer's pixels come from and go back to. The default takes them from the heap
+/// and gives them back; whoever makes many short-lived framebuffers (the fuzz harness, one per
+/// input) may keep and reuse them. Called on the thread that makes or resizes the framebuffer,
+/// or the one that drops it.
+public protocol PixelAllocator: Sendable {
+    /// Room for `count` pixels (at least 1); the framebuffer writes every one before use.
+    func allocate(_ count: Int) -> UnsafeMutablePointer<UInt32>
+    /// Gives back what `allocate(count)` returned.
+    func deallocate(_ pixels: UnsafeMutablePointer<UInt32>, count: Int)
+}
+
+/// Pixels from the heap.
+public struct HeapPixels: PixelAllocator {
+    public init() {}
+    public func allocate(_ count: Int) -> UnsafeMutablePointer<UInt32> { .allocate(capacity: count) }
+    public func deallocate(_ pixels: UnsafeMutablePointer<UInt32>, count: Int) { pixels.deallocate() }
+}
+
 /// The decoded remote screen: one contiguous buffer of 0x00RRGGBB pixels (SDL's XRGB8888),
 /// `width` pixels per row, plus the damage recorded since the front end last took it.
 /// Guarded by `lock`: the engine holds it for one rect (or a resize) at a time, the front end
@@ -45,35 +63,26 @@ public final class Framebuffer: @unchecked Sendable {
     /// Damage lists longer than this collapse into fewer rects (uploads of a few big rects beat many tiny ones).
     static let maxDamageRects = 64
 
-    public init(width: Int, height: Int) {
+    /// Where the pixels come from (the heap unless the maker says otherwise).
+    private let allocator: any PixelAllocator
+
+    public init(width: Int, height: Int, allocator: any PixelAllocator = HeapPixels()) {
         self.width = max(0, width); self.height = max(0, height)
-        pixels = Framebuffer.zeroed(max(1, self.width * self.height))
+        self.allocator = allocator
+        pixels = Framebuffer.zeroed(max(1, self.width * self.height), allocator)
     }
 
-    deinit { Framebuffer.release(pixels, max(1, width * height)) }
+    deinit { allocator.deallocate(pixels, count: max(1, width * height)) }
 
     /// Black pixels. Every page is written now, at ServerInit, so the first update (the whole
     /// screen, which the user waits for) does not take the page faults: left to the first
     /// update, they cost a Raw snapshot 0.004 -> 0.011 CPU s. (calloc would leave them, and the
     /// optimiser drops a memset of zeros after calloc or folds malloc + memset into calloc, so
-    /// this is Swift's allocate and initialize.) The fuzzing build makes a framebuffer per
-    /// input and mostly touches a corner of it: see FuzzFramebuffers.
-    private static func zeroed(_ n: Int) -> UnsafeMutablePointer<UInt32> {
-        #if FUZZING
-        return FuzzFramebuffers.take(n)
-        #else
-        let p = UnsafeMutablePointer<UInt32>.allocate(capacity: n)
+    /// this is allocate and initialize.)
+    private static func zeroed(_ n: Int, _ allocator: any PixelAllocator) -> UnsafeMutablePointer<UInt32> {
+        let p = allocator.allocate(n)
         p.initialize(repeating: 0, count: n)
         return p
-        #endif
-    }
-
-    private static func release(_ p: UnsafeMutablePointer<UInt32>, _ n: Int) {
-        #if FUZZING
-        FuzzFramebuffers.give(p, n)
-        #else
-        p.deallocate()
-        #endif
     }
 
     public var bounds: Rect { Rect(x: 0, y: 0, w: width, h: height) }
@@ -91,12 +100,8 @@ public final class Framebuffer: @unchecked Sendable {
     /// with no decoder at work, so the old pixels hold still while it reads them.
     public func resizedPixels(width w: Int, height h: Int) -> UnsafeMutablePointer<UInt32> {
         let cw = min(w, width), ch = min(h, height)
-        #if FUZZING
-        let np = Framebuffer.zeroed(max(1, w * h))
-        for y in 0..<ch { (np + y * w).update(from: pixels + y * width, count: cw) }
-        #else
         // each pixel written once (every page touched now, as `zeroed` does): copied, or black
-        let np = UnsafeMutablePointer<UInt32>.allocate(capacity: max(1, w * h))
+        let np = allocator.allocate(max(1, w * h))
         if w * h == 0 { np.initialize(to: 0) }
         for y in 0..<h {
             let row = np + y * w
@@ -107,13 +112,12 @@ public final class Framebuffer: @unchecked Sendable {
                 fillPixels(row, 0, w)
             }
         }
-        #endif
         return np
     }
 
     /// Under the writer lock: `resizedPixels(width: w, height: h)` become the framebuffer.
     public func adopt(_ np: UnsafeMutablePointer<UInt32>, width w: Int, height h: Int) {
-        Framebuffer.release(pixels, max(1, width * height))
+        allocator.deallocate(pixels, count: max(1, width * height))
         pixels = np; width = w; height = h
         damageLock.locked { damage = [bounds]; painted = 0 }
     }
@@ -225,7 +229,7 @@ public final class Framebuffer: @unchecked Sendable {
 }
 
 /// Decoders on one side, the front end on the other. Decoders share the lock: the session
-/// thread and the decode workers (DecodeOffload) hold it at once, each writing a region of its
+/// thread and the decode workers (DecodeManager) hold it at once, each writing a region of its
 /// own (the engine never lets rects in flight overlap). The front end takes it alone, so it never
 /// reads a rect being written. A pthread rwlock that prefers its exclusive side: a waiting front
 /// end holds back new decoders, and `readersWaiting` makes decoders yield before they start.
@@ -288,49 +292,6 @@ public final class FramebufferLock: @unchecked Sendable {
         return try body()
     }
 }
-
-#if FUZZING
-@_silgen_name("__asan_poison_memory_region") private func asanPoison(_ p: UnsafeRawPointer, _ size: Int)
-@_silgen_name("__asan_unpoison_memory_region") private func asanUnpoison(_ p: UnsafeRawPointer, _ size: Int)
-
-/// The fuzzing build's framebuffers (at most 2^16 pixels there). AddressSanitizer serves blocks
-/// over 128 KiB with mmap and returns them with munmap, so a fresh framebuffer per input cost
-/// page faults, maps and unmaps every run: a fifth of the fuzzer's CPU was system time. Two
-/// freed ones are kept for the next runs (a run may compare two engines) and cleared only as
-/// far as the next one is used. Kept memory stays poisoned beyond the pixels in use, so reads
-/// and writes past a framebuffer, or into a freed one, are still reported.
-enum FuzzFramebuffers {
-    static let capacity = 1 << 16
-    nonisolated(unsafe) private static var spare: [UnsafeMutablePointer<UInt32>] = []
-    private static let lock = PthreadMutex()
-
-    static func take(_ n: Int) -> UnsafeMutablePointer<UInt32> {
-        let bytes = n * MemoryLayout<UInt32>.stride
-        guard n <= capacity else {
-            guard let p = calloc(n, MemoryLayout<UInt32>.stride) else { preconditionFailure("fuzzing: out of memory") }
-            return p.assumingMemoryBound(to: UInt32.self)
-        }
-        let kept = lock.locked { spare.popLast() }
-        guard let p = kept ?? calloc(capacity, MemoryLayout<UInt32>.stride)?.assumingMemoryBound(to: UInt32.self) else {
-            preconditionFailure("fuzzing: out of memory")
-        }
-        asanUnpoison(p, bytes)
-        if kept != nil { p.update(repeating: 0, count: n) }
-        asanPoison(p + n, (capacity - n) * MemoryLayout<UInt32>.stride)
-        return p
-    }
-
-    static func give(_ p: UnsafeMutablePointer<UInt32>, _ n: Int) {
-        guard n <= capacity else { free(p); return }
-        asanPoison(p, capacity * MemoryLayout<UInt32>.stride)
-        let kept = lock.locked { () -> Bool in
-            if spare.count < 2 { spare.append(p); return true }
-            return false
-        }
-        if !kept { asanUnpoison(p, capacity * MemoryLayout<UInt32>.stride); free(p) }
-    }
-}
-#endif
 
 /// A pthread mutex (ThreadSanitizer sees it; Synchronization's Mutex waits on futexes it does not).
 final class PthreadMutex: @unchecked Sendable {

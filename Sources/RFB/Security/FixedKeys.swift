@@ -10,9 +10,25 @@ import COpenSSL
     /// Our RSA-AES random (its first 16 or 32 bytes) and ARD's private value (16 bytes is enough
     /// to exercise the arithmetic, and keeps an 8192-bit exponentiation cheap).
     public var secret: [UInt8]
-    public init(rsa: RSAKey, secret: [UInt8]) { self.rsa = rsa; self.secret = secret }
+    /// RSA results to reuse (the server's key and the randoms come again every run).
+    public var cache: (any RSAResultCache)?
+    public init(rsa: RSAKey, secret: [UInt8], cache: (any RSAResultCache)? = nil) {
+        self.rsa = rsa; self.secret = secret; self.cache = cache
+    }
 
     func secret(_ n: Int) -> [UInt8] { (0..<n).map { secret.isEmpty ? 0 : secret[$0 % secret.count] } }
+}
+
+/// Fuzzing only: RSA results remembered for inputs seen before, given with `FixedKeys`. The
+/// harness plays a server with fixed keys and randoms, so each input would repeat the same key
+/// import, encryption and decryption; the parsing around the calls is what is fuzzed. Any
+/// thread (a run may compare two engines).
+@_spi(Fuzzing) public protocol RSAResultCache: AnyObject, Sendable {
+    /// The server's public key for `n` and `e`: one made earlier for the same, or `make()`.
+    func key(n: [UInt8], e: [UInt8], make: () throws -> RSAKey) throws -> RSAKey
+    /// PKCS#1 v1.5 with `key`: an earlier result for the same input, or `run()` (randomised
+    /// encryption: any valid result will do).
+    func crypt(_ key: RSAKey, _ input: [UInt8], encrypt: Bool, run: () throws -> [UInt8]) throws -> [UInt8]
 }
 
 extension RSAKey {

@@ -46,7 +46,7 @@ final class RSAAESHandler: SecurityHandler {
             serverBits = bits
             serverN = Array(UnsafeBufferPointer(start: try r.bytes(size), count: size))
             serverE = Array(UnsafeBufferPointer(start: try r.bytes(size), count: size))
-            let sk = try RSAKey.server(n: serverN, e: serverE)
+            let sk = try RSAKey.server(n: serverN, e: serverE, cache: fixed?.cache)
             serverKey = sk
             try verifyServer(ctx)
             // Our key, as long as the server's.
@@ -56,7 +56,7 @@ final class RSAAESHandler: SecurityHandler {
             clientE = try ck.component("e", size: size)
             ctx.send(secBE32(UInt32(bits)) + clientN + clientE)
             clientRandom = try fixed?.secret(aesBits / 8) ?? RSAKey.random(aesBits / 8)
-            let enc = try sk.encrypt(clientRandom)
+            let enc = try sk.encrypt(clientRandom, cache: fixed?.cache)
             ctx.send([UInt8(enc.count >> 8), UInt8(enc.count & 0xff)] + enc)
             state = .serverRandom
         case .serverRandom:
@@ -66,7 +66,7 @@ final class RSAAESHandler: SecurityHandler {
             try r.require(2 + len)
             r.pos += 2
             let enc = Array(UnsafeBufferPointer(start: try r.bytes(len), count: len))
-            guard let ck = clientKey, let serverRandom = try? ck.decrypt(enc), serverRandom.count == aesBits / 8 else {
+            guard let ck = clientKey, let serverRandom = try? ck.decrypt(enc, cache: fixed?.cache), serverRandom.count == aesBits / 8 else {
                 throw ProtocolError("RSA-AES: cannot decrypt the server's random")
             }
             let (rxKey, txKey) = RSAAESHandler.sessionKeys(clientRandom: clientRandom, serverRandom: serverRandom, bits: aesBits)
@@ -175,15 +175,10 @@ final class RSAAESHandler: SecurityHandler {
         pkey = key
     }
 
-    /// The server's public key. The fuzzing build keeps the last one: its harness sends the same
-    /// key for every input. Importing it was about 6 % of a run, all RSA work about a fifth
-    /// (see FuzzRSAMemo).
-    static func server(n: [UInt8], e: [UInt8]) throws -> RSAKey {
-        #if FUZZING
-        return try FuzzRSAMemo.key(n, e) { try RSAKey(publicN: n, e: e) }
-        #else
-        return try RSAKey(publicN: n, e: e)
-        #endif
+    /// The server's public key, through `cache` when one is given.
+    static func server(n: [UInt8], e: [UInt8], cache: (any RSAResultCache)?) throws -> RSAKey {
+        guard let cache else { return try RSAKey(publicN: n, e: e) }
+        return try cache.key(n: n, e: e) { try RSAKey(publicN: n, e: e) }
     }
 
     init(generateBits bits: Int) throws {
@@ -207,15 +202,17 @@ final class RSAAESHandler: SecurityHandler {
         return out
     }
 
-    @_spi(Fuzzing) public func encrypt(_ m: [UInt8]) throws -> [UInt8] { try crypt(m, encrypt: true) }
-    @_spi(Fuzzing) public func decrypt(_ c: [UInt8]) throws -> [UInt8] { try crypt(c, encrypt: false) }
+    /// PKCS#1 v1.5, through `cache` when one is given.
+    @_spi(Fuzzing) public func encrypt(_ m: [UInt8], cache: (any RSAResultCache)? = nil) throws -> [UInt8] {
+        try crypt(m, encrypt: true, cache: cache)
+    }
+    @_spi(Fuzzing) public func decrypt(_ c: [UInt8], cache: (any RSAResultCache)? = nil) throws -> [UInt8] {
+        try crypt(c, encrypt: false, cache: cache)
+    }
 
-    private func crypt(_ input: [UInt8], encrypt: Bool) throws -> [UInt8] {
-        #if FUZZING
-        return try FuzzRSAMemo.crypt(self, input, encrypt) { try cryptOnce(input, encrypt: encrypt) }
-        #else
-        return try cryptOnce(input, encrypt: encrypt)
-        #endif
+    private func crypt(_ input: [UInt8], encrypt: Bool, cache: (any RSAResultCache)?) throws -> [UInt8] {
+        guard let cache else { return try cryptOnce(input, encrypt: encrypt) }
+        return try cache.crypt(self, input, encrypt: encrypt) { try cryptOnce(input, encrypt: encrypt) }
     }
 
     private func cryptOnce(_ input: [UInt8], encrypt: Bool) throws -> [UInt8] {
@@ -238,35 +235,3 @@ final class RSAAESHandler: SecurityHandler {
     }
 }
 
-#if FUZZING
-/// The fuzzing build's memory of the last RSA results. The harness plays a server with fixed
-/// keys and randoms, so each input repeated the same import, encryption and decryption
-/// (twice: whole and in pieces): OpenSSL, and AddressSanitizer's bookkeeping of OpenSSL's
-/// allocations, were a fifth of sec-rsaaes-inner's time. The parsing around the calls is what
-/// is fuzzed; a changed key or message still goes to OpenSSL. A few entries, so memory stays
-/// bounded; PKCS#1 v1.5 encryption is randomised, and any valid result will do.
-enum FuzzRSAMemo {
-    nonisolated(unsafe) private static var lastKey: (n: [UInt8], e: [UInt8], key: RSAKey)?
-    nonisolated(unsafe) private static var lastCrypt: [(key: RSAKey, input: [UInt8], encrypt: Bool, output: [UInt8])] = []
-    private static let lock = PthreadMutex()
-
-    static func key(_ n: [UInt8], _ e: [UInt8], make: () throws -> RSAKey) throws -> RSAKey {
-        if let k = lock.locked({ lastKey }), k.n == n, k.e == e { return k.key }
-        let key = try make()
-        lock.locked { lastKey = (n, e, key) }
-        return key
-    }
-
-    /// The last eight results (a handshake encrypts one random and decrypts one; four RSA-AES
-    /// types, two sizes of random).
-    static func crypt(_ key: RSAKey, _ input: [UInt8], _ encrypt: Bool, run: () throws -> [UInt8]) throws -> [UInt8] {
-        if let hit = lock.locked({ lastCrypt.first { $0.key === key && $0.encrypt == encrypt && $0.input == input } }) { return hit.output }
-        let output = try run()
-        lock.locked {
-            if lastCrypt.count == 8 { lastCrypt.removeFirst() }
-            lastCrypt.append((key, input, encrypt, output))
-        }
-        return output
-    }
-}
-#endif
