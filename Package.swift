@@ -43,7 +43,8 @@ let package = Package(
                        providers: [.apt(["libavahi-client-dev"])]),
         .target(name: "RFB", dependencies: ["CZlib", "CTurboJPEG", "COpenSSL", "CPNG", "CAVCodec"]),
         .target(name: "VNCSession", dependencies: ["RFB", "CSystem", "CAvahi"]),
-        // What tools need and the viewer's window does not: PNG, FBS, the decode benchmark.
+        // The files sessions become and come from: PNG, FBS (reading, writing, the recorder),
+        // the decode benchmark.
         .target(name: "FarcastTools", dependencies: ["RFB", "CZlib"]),
         .target(name: "Interaction", dependencies: ["RFB", "CXKBCommon"]),
         .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "FarcastTools", "CSDL2", "CSDL2TTF", "CXCB", "CPNG"]),
@@ -59,7 +60,7 @@ let package = Package(
         .testTarget(name: "FarcastToolsTests", dependencies: ["FarcastTools", "RFB", "CZlib"]),
         .testTarget(name: "InteractionTests", dependencies: ["Interaction", "RFB", "CXKBCommon"]),
         .testTarget(name: "SDLViewerTests", dependencies: ["SDLViewer", "Interaction", "VNCSession", "RFB", "CSDL2"]),
-        .testTarget(name: "VNCSessionTests", dependencies: ["VNCSession", "RFB"]),
+        .testTarget(name: "VNCSessionTests", dependencies: ["VNCSession", "RFB", "FarcastTools"]),
         .testTarget(name: "InteropTests", dependencies: ["RFB", "VNCSession", "FarcastTools"]),
     ],
     swiftLanguageModes: [.v6]

@@ -83,7 +83,7 @@ enum ClipboardSeeds {
             bytes = Server.update(0, 0, input.u16(), input.u16(), Encoding.desktopSize, [])
         case 2:
             let rw = input.u16(), rh = input.u16(), keep = input.u8() & 1 == 1
-            try? e.requestDesktopSize(width: rw, height: rh, screens: keep ? e.screenLayout?.screens : nil)
+            try? e.requestDesktopSize(width: rw, height: rh, screens: keep ? e.server.screenLayout?.screens : nil)
             _ = e.takeOutput(); _ = e.takeEvents()
             continue
         case 3:

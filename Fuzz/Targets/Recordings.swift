@@ -29,7 +29,7 @@ final class CorpusRecordings {
     init(directory: String, only: (String) -> Bool = { _ in true }) {
         var out: [(String, [RecordedMessage])] = []
         for name in listDirectory(directory).filter({ $0.hasSuffix(".fbs") && only($0) }).sorted() {
-            guard let bytes = readFile(directory + "/" + name), let rec = try? FBSRecording(bytes: bytes) else { continue }
+            guard let bytes = readFile(directory + "/" + name), let rec = try? RecordedStream(fbs: bytes) else { continue }
             out.append((name, CorpusRecordings.split(Array(rec.stream.prefix(CorpusRecordings.prefixBytes)))))
         }
         recordings = out

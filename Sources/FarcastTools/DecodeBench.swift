@@ -51,7 +51,7 @@ public enum DecodeBench {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ProtocolError("cannot read \(path)")
         }
-        let rec = try FBSRecording(bytes: [UInt8](data))
+        let rec = try RecordedStream(fbs: [UInt8](data))
         var settings = ClientSettings()
         settings.password = Array("recorded".utf8)  // the response is discarded; the recorded result follows
         settings.decodeThreads = max(1, threads)
@@ -114,8 +114,8 @@ extension DecodeBench {
     }
 }
 
-/// Monotonic seconds.
-func monotonicSeconds() -> Double {
+/// Monotonic seconds (the recorder's default clock).
+@usableFromInline func monotonicSeconds() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9

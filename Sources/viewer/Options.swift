@@ -81,7 +81,7 @@ enum Parse {
 
     /// A size such as 200M or 2G (bytes, K, M, G), from the recorder's smallest limit.
     static func recordingSize(_ s: String) throws -> Int {
-        guard let n = SessionRecorder.parseSize(s), n >= SessionRecorder.minimumMaxBytes else {
+        guard let n = RecordingLimit.parseSize(s), n >= RecordingLimit.minimumMaxBytes else {
             throw ValidationError("give a size from 64K, such as 500M or 2G")
         }
         return n

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarcastTools
 import Foundation
 import Interaction
 import RFB
@@ -33,8 +34,8 @@ struct PlayCommand: ParsableCommand {
 
     func run() throws {
         guard let data = FileManager.default.contents(atPath: file) else { die("cannot read \(file)") }
-        let rec: FBSRecording
-        do { rec = try FBSRecording(bytes: [UInt8](data)) } catch { die("\(file): \(error)") }
+        let rec: RecordedStream
+        do { rec = try RecordedStream(fbs: [UInt8](data)) } catch { die("\(file): \(error)") }
         guard !rec.blockEnds.isEmpty else { die("\(file) holds no recorded data") }
         let name = (file as NSString).lastPathComponent
         let player = Player(recording: rec, name: name)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import FarcastTools
 import Foundation
 import RFB
 import VNCSession
@@ -30,12 +31,19 @@ struct RecordCommand: ParsableCommand {
         }
         o.trust = { id in terminal && TerminalPrompt.askTrust(id) ? .accept : KnownHosts.notTrusted(id) }
         let stop = StopSignal()
+        // a regular file there is replaced, a link is not followed
         let recorder: SessionRecorder
-        do { recorder = try SessionRecorder(path: output) } catch { die("\(error)") }
         do {
-            let r = try HeadlessRecording.run(conn.plan, options: o, recorder: recorder, seconds: seconds,
+            recorder = SessionRecorder(path: output, fileDescriptor: try PrivateFile.create(output, replacingRegularFile: true))
+        } catch {
+            die("\(TransportError("the recording: \(error)"))")
+        }
+        defer { recorder.close() }
+        do {
+            let r = try HeadlessRecording.run(conn.plan, options: o, recorder: recorder, to: output,
+                                              failure: { recorder.failure }, seconds: seconds,
                                               shouldStop: { stop.raised }, log: conn.log)
-            say(String(format: "recorded %.1f s, %d updates, %d bytes to %@", r.seconds, r.updates, r.bytes, output))
+            say(String(format: "recorded %.1f s, %d updates, %d bytes to %@", recorder.seconds, r.updates, recorder.bytes, output))
         } catch {
             die("\(error)")
         }

@@ -58,7 +58,7 @@ final class DesktopSizeInteropTests: XCTestCase {
     /// Connects and waits for the layout Xvnc announces after SetEncodings.
     func connect(_ server: VNCServer) throws -> Client {
         let c = try Client(server)
-        XCTAssertTrue(try c.pump { _ in c.engine.screenLayout != nil }, "Xvnc announced its layout; events: \(c.events)")
+        XCTAssertTrue(try c.pump { _ in c.engine.server.screenLayout != nil }, "Xvnc announced its layout; events: \(c.events)")
         return c
     }
 
@@ -66,10 +66,10 @@ final class DesktopSizeInteropTests: XCTestCase {
         try InteropTools.need("xrandr")
         let server = try startXvnc()
         let c = try connect(server)
-        XCTAssertTrue(c.engine.supportsSetDesktopSize)
-        XCTAssertEqual(c.engine.screenLayout?.width, 1024)
-        XCTAssertEqual(c.engine.screenLayout?.screens.map(\.rect), [Rect(x: 0, y: 0, w: 1024, h: 768)])
-        let first = c.engine.screenLayout?.screens.first?.id ?? 0, flags = c.engine.screenLayout?.screens.first?.flags ?? 0
+        XCTAssertTrue(c.engine.server.supportsSetDesktopSize)
+        XCTAssertEqual(c.engine.server.screenLayout?.width, 1024)
+        XCTAssertEqual(c.engine.server.screenLayout?.screens.map(\.rect), [Rect(x: 0, y: 0, w: 1024, h: 768)])
+        let first = c.engine.server.screenLayout?.screens.first?.id ?? 0, flags = c.engine.server.screenLayout?.screens.first?.flags ?? 0
 
         // The server's own changes (Xvnc keeps its one output at +0+0 and ignores --pos for it):
         // a larger framebuffer around the same monitor, then a smaller mode that shrinks both.
@@ -94,7 +94,7 @@ final class DesktopSizeInteropTests: XCTestCase {
         try InteropTools.need("xrandr")
         let server = try startXvnc()
         let c = try connect(server)
-        let first = c.engine.screenLayout?.screens.first?.id ?? 0
+        let first = c.engine.server.screenLayout?.screens.first?.id ?? 0
         let two = [Screen(id: first, x: 0, y: 0, width: 1024, height: 768),
                    Screen(id: first &+ 1, x: 1024, y: 0, width: 800, height: 600)]
         c.events.removeAll()
@@ -108,7 +108,7 @@ final class DesktopSizeInteropTests: XCTestCase {
 
         // And a second client sees it as another client's change... the first one back to one screen:
         let other = try connect(server)
-        XCTAssertEqual(other.engine.screenLayout?.screens.count, 2)
+        XCTAssertEqual(other.engine.server.screenLayout?.screens.count, 2)
         c.events.removeAll()
         try other.engine.requestDesktopSize(width: 1024, height: 768)
         XCTAssertTrue(try other.pump { _ in !other.requestResults.isEmpty })

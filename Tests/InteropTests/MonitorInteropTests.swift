@@ -15,7 +15,7 @@ final class MonitorInteropTests: XCTestCase {
     /// Sets `screens` on the server from a client of our own, and waits until RandR agrees.
     func setLayout(_ server: VNCServer, width: Int, height: Int, _ screens: [Screen]) throws {
         let c = try DesktopSizeInteropTests.Client(server)
-        XCTAssertTrue(try c.pump { _ in c.engine.screenLayout != nil }, "layout announced")
+        XCTAssertTrue(try c.pump { _ in c.engine.server.screenLayout != nil }, "layout announced")
         try c.engine.requestDesktopSize(width: width, height: height, screens: screens)
         XCTAssertTrue(try c.pump { _ in !c.requestResults.isEmpty }, "a reply: \(c.events)")
         XCTAssertEqual(c.requestResults, [.ok])

@@ -63,7 +63,7 @@ final class ContinuousUpdatesTests: XCTestCase {
         // Request | BlockBefore | SyncNext | an unknown bit: the answer keeps BlockBefore only
         let (e, _, out) = try bothWays([S.hello(), Self.fence(0x8000_0105, [1, 2, 3])])
         XCTAssertEqual(Array(out.suffix(12)), ClientMessage.fence(flags: 1, payload: [1, 2, 3]))
-        XCTAssertTrue(e.serverSupportsFence)
+        XCTAssertTrue(e.server.supportsFence)
         XCTAssertEqual(e.counters.fencesAnswered, 1)
     }
 
@@ -132,7 +132,7 @@ final class ContinuousUpdatesTests: XCTestCase {
         let p = try XCTUnwrap(e.framebuffer?.snapshotPixels())
         XCTAssertEqual(p[1], 0xff0000, "decoded in the old format")
         XCTAssertEqual(p[2] & 0xf80000, 0xf80000, "decoded in the new format")
-        XCTAssertEqual(e.converter.format, .rgb565)
+        XCTAssertEqual(e.pixelFormat, .rgb565)
     }
 
     /// Request path without fences (QEMU, x11vnc): the next update does not pipeline a request,
@@ -150,11 +150,11 @@ final class ContinuousUpdatesTests: XCTestCase {
     /// Fences without continuous updates: a SyncNext fence before SetPixelFormat; its answer
     /// marks the switch.
     func testPixelFormatChangeMarkedByAFence() throws {
-        let answer = Self.fence(0x0000_0005, [ClientEngine.formatFenceTag])
+        let answer = Self.fence(0x0000_0005, [FlowControl.formatFenceTag])
         let chunks = [S.hello() + Self.fence(0x8000_0000, []), Self.raw32(0, 1),
                       Self.raw32(1, 0xff0000) + answer + Self.raw16(2, 0x001f)]
         let (e, _, out) = try bothWays(chunks) { i, e in if i == 1 { e.changePixelFormat(.rgb565) } }
-        XCTAssertTrue(contains(out, ClientMessage.fence(flags: 0x8000_0005, payload: [ClientEngine.formatFenceTag])
+        XCTAssertTrue(contains(out, ClientMessage.fence(flags: 0x8000_0005, payload: [FlowControl.formatFenceTag])
                                  + ClientMessage.setPixelFormat(.rgb565)))
         let p = try XCTUnwrap(e.framebuffer?.snapshotPixels())
         XCTAssertEqual(p[1], 0xff0000)

@@ -89,7 +89,7 @@ final class EngineTests: XCTestCase {
     func testHandshake33() throws {
         let (e, _) = try run(S.version("003.003") + be32(1) + S.serverInit(w: 2, h: 2))
         XCTAssertEqual(e.phase, .normal)
-        XCTAssertEqual(e.minorVersion, 3)
+        XCTAssertEqual(e.server.minorVersion, 3)
         assertFails(S.version("003.003") + be32(0) + be32(6) + Array("banned".utf8), "refused the connection: banned")
         assertFails(S.version("003.003") + be32(16), "does not support")
     }

@@ -155,7 +155,7 @@ final class ExtendedClipboardTests: XCTestCase {
     func testLocalTextNotifiedThenProvidedOnRequest() throws {
         let e = try engine()
         try e.feed(Self.serverCaps); _ = e.takeOutput(); _ = e.takeEvents()
-        XCTAssertTrue(e.extendedClipboard)
+        XCTAssertTrue(e.server.supportsExtendedClipboard)
         XCTAssertEqual(e.sendCutText("日本 😀\nx"), 0)
         XCTAssertEqual(e.takeOutput(), EC.clientMessage(.notify(.text)))
         try e.feed(EC.serverMessage(.request(.text)))

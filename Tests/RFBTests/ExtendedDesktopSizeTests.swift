@@ -24,7 +24,7 @@ final class ExtendedDesktopSizeTests: XCTestCase {
         for b in bytes { try d.feed([b]); dev += d.takeEvents() }
         XCTAssertEqual(ev, dev, "drip-fed events differ", file: file, line: line)
         XCTAssertEqual(e.pendingOutput, d.pendingOutput, "drip-fed output differs", file: file, line: line)
-        XCTAssertEqual(e.screenLayout, d.screenLayout, file: file, line: line)
+        XCTAssertEqual(e.server.screenLayout, d.server.screenLayout, file: file, line: line)
         return (e, ev)
     }
 
@@ -55,8 +55,8 @@ final class ExtendedDesktopSizeTests: XCTestCase {
                                                                    Screen(id: 7, x: 10, y: 2, width: 10, height: 8, flags: 5)])
         XCTAssertEqual(Array(ev.suffix(4)), [.updateBegan, .resized(width: 20, height: 10),
                                              .screenLayout(layout, reason: .server), .updateEnded(rects: 1)])
-        XCTAssertEqual(e.screenLayout, layout)
-        XCTAssertTrue(e.supportsSetDesktopSize)
+        XCTAssertEqual(e.server.screenLayout, layout)
+        XCTAssertTrue(e.server.supportsSetDesktopSize)
         XCTAssertEqual(e.framebuffer?.width, 20)
     }
 
@@ -85,8 +85,8 @@ final class ExtendedDesktopSizeTests: XCTestCase {
             XCTAssertEqual(Array(ev.suffix(2)), [.desktopSizeRequestResult(status: status, message: status.message), .updateEnded(rects: 1)])
             XCTAssertTrue(status.message.contains(word), status.message)
             XCTAssertEqual(e.framebuffer?.width, 8)
-            XCTAssertNil(e.screenLayout)
-            XCTAssertTrue(e.supportsSetDesktopSize, "a reply shows support too")
+            XCTAssertNil(e.server.screenLayout)
+            XCTAssertTrue(e.server.supportsSetDesktopSize, "a reply shows support too")
         }
         // A refusal may come with no screens at all.
         let (_, ev) = try run(S.hello(w: 8, h: 4) + S.update([eds(reason: 1, status: 1, 0, 0, [])]))
@@ -120,18 +120,18 @@ final class ExtendedDesktopSizeTests: XCTestCase {
         for cut in [full.count - 1, full.count - 16, full.count - 33] {
             let t = ClientEngine(settings: ClientSettings())
             try t.feed(Array(full.prefix(cut)))
-            XCTAssertNil(t.screenLayout, "cut at \(cut): nothing applied from a partial rect")
+            XCTAssertNil(t.server.screenLayout, "cut at \(cut): nothing applied from a partial rect")
             XCTAssertNotEqual(t.phase, .failed)
         }
         try e.feed(full)
-        XCTAssertEqual(e.screenLayout?.screens.count, 2)
+        XCTAssertEqual(e.server.screenLayout?.screens.count, 2)
     }
 
     func testDesktopSizeStillWorks() throws {
         let (e, ev) = try run(S.hello(w: 8, h: 4) + S.update([S.rect(0, 0, 16, 9, Encoding.desktopSize)]))
         XCTAssertTrue(ev.contains(.resized(width: 16, height: 9)))
         XCTAssertEqual(e.framebuffer?.height, 9)
-        XCTAssertFalse(e.supportsSetDesktopSize)
+        XCTAssertFalse(e.server.supportsSetDesktopSize)
     }
 
     // MARK: SetDesktopSize

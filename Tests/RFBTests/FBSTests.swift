@@ -1,13 +1,21 @@
+import FarcastTools
 import XCTest
 @testable import RFB
 
-/// FBS files written and read back, and the engine's message tap that recordings use.
+/// FBS files written and read back, and what a recording keeps of the stream the engine's
+/// recording hook gives it.
 final class FBSTests: XCTestCase {
-    final class Tap: MessageTap {
+    /// The engine's recording hook through what a recording keeps (`RecordingFilter`).
+    final class Tap: RecordingObserver {
         var started: [(Int, Int, String)] = []
         var bytes: [UInt8] = []
-        func tapStarted(width: Int, height: Int, name: String, format: PixelFormat) { started.append((width, height, name)) }
-        func tapped(_ b: UnsafeRawBufferPointer) { bytes += b }
+        lazy var filter = RecordingFilter { [unowned self] in bytes += $0 }
+        func recordingStarted(at offset: Int, width: Int, height: Int, name: String, format: PixelFormat) {
+            filter.start(at: offset)
+            started.append((width, height, name))
+        }
+        func parsed(_ unit: ServerUnit, from: Int, to: Int) { filter.parsed(unit, from: from, to: to) }
+        func consumed(_ b: UnsafeRawBufferPointer, at offset: Int) { filter.consumed(b, at: offset) }
     }
 
     func fill(_ pixel: UInt32) -> [UInt8] {
@@ -22,7 +30,7 @@ final class FBSTests: XCTestCase {
     func testBlocksRoundTripWithTheirTimes() throws {
         let file = FBSEncoder.header + FBSEncoder.block([1, 2, 3], ms: 0) + FBSEncoder.block([4, 5, 6, 7, 8], ms: 40)
             + FBSEncoder.block([9], ms: 41) + [0, 0, 0, 9, 1]   // a block cut short: dropped
-        let r = try FBSRecording(bytes: file)
+        let r = try RecordedStream(fbs: file)
         XCTAssertEqual(r.stream, [1, 2, 3, 4, 5, 6, 7, 8, 9])
         XCTAssertEqual(r.blockEnds, [3, 8, 9])
         XCTAssertEqual(r.blockTimes, [0, 40, 41])
@@ -30,7 +38,7 @@ final class FBSTests: XCTestCase {
         XCTAssertEqual(r.blocks(upTo: 40), 2)
         XCTAssertEqual(r.blocks(upTo: 1000), 3)
         XCTAssertEqual(r.durationMs, 41)
-        XCTAssertThrowsError(try FBSRecording(bytes: Array("RFB 003.008\n".utf8)))
+        XCTAssertThrowsError(try RecordedStream(fbs: Array("RFB 003.008\n".utf8)))
     }
 
     /// A tap set before ServerInit gets every message byte, whole and drip-fed.
@@ -38,7 +46,7 @@ final class FBSTests: XCTestCase {
         let messages = fill(0x112233) + fill(0x445566)
         for drip in [false, true] {
             let e = ClientEngine(settings: ClientSettings()), tap = Tap()
-            e.startTap(tap)
+            e.startRecording(tap)
             let all = S.hello() + messages
             if drip { for b in all { try e.feed([b]) } } else { try e.feed(all) }
             XCTAssertEqual(tap.bytes, recorded(fill(0x112233)) + recorded(fill(0x445566)), "drip \(drip)")
@@ -56,12 +64,12 @@ final class FBSTests: XCTestCase {
         let first = fill(0x112233), second = fill(0x445566)
         let e = ClientEngine(settings: ClientSettings()), tap = Tap()
         try e.feed(S.hello() + Array(first.prefix(9)))
-        e.startTap(tap)
+        e.startRecording(tap)
         try e.feed(Array(first.dropFirst(9)) + second)
         XCTAssertEqual(tap.bytes, recorded(second))
-        e.stopTap()
+        e.stopRecording()
         try e.feed(first)
-        XCTAssertEqual(tap.bytes, recorded(second), "nothing after stopTap")
+        XCTAssertEqual(tap.bytes, recorded(second), "nothing after stopRecording")
     }
 
     /// Clipboard messages (classic and Extended) stay out of a recording; the rest is whole.
@@ -71,7 +79,7 @@ final class FBSTests: XCTestCase {
         let a = fill(0x112233), b = fill(0x445566)
         for drip in [false, true] {
             let e = ClientEngine(settings: ClientSettings()), tap = Tap()
-            e.startTap(tap)
+            e.startRecording(tap)
             let all = S.hello() + caps + a + cut + b + cut
             if drip { for x in all { try e.feed([x]) } } else { try e.feed(all) }
             XCTAssertEqual(tap.bytes, recorded(a) + recorded(b), "drip \(drip)")
@@ -85,11 +93,11 @@ final class FBSTests: XCTestCase {
                               S.rect(0, 0, 8, 4, 2, be32(0) + px(0x010203)), S.rect(0, 0, 0, 0, -257)])
         for drip in [false, true] {
             let e = ClientEngine(settings: ClientSettings()), tap = Tap()
-            e.startTap(tap)
+            e.startRecording(tap)
             let all = S.hello() + mixed + fill(0x040506)
             var events: [EngineEvent] = []
             if drip { for x in all { try e.feed([x]); events += e.takeEvents() } } else { try e.feed(all); events = e.takeEvents() }
-            XCTAssertTrue(e.qemuKeyEvents, "the engine itself saw the acknowledgement")
+            XCTAssertTrue(e.server.supportsQEMUKeyEvents, "the engine itself saw the acknowledgement")
             XCTAssertTrue(events.contains(.lockLights(LockLights(scroll: false, num: false, caps: true))))
             XCTAssertTrue(events.contains(.pointerMode(relative: true)))
             XCTAssertEqual(tap.bytes, recorded(S.update([S.rect(0, 0, 8, 4, 2, be32(0) + px(0x010203))])) + recorded(fill(0x040506)),
@@ -105,7 +113,7 @@ final class FBSTests: XCTestCase {
     func testServersLastRectUpdateIsKept() throws {
         let update = S.update([S.rect(0, 0, 8, 4, 2, be32(0) + px(0x0a0b0c)), S.rect(0, 0, 0, 0, -224)], count: 0xffff)
         let e = ClientEngine(settings: ClientSettings()), tap = Tap()
-        e.startTap(tap)
+        e.startRecording(tap)
         try e.feed(S.hello() + update)
         XCTAssertEqual(tap.bytes, update)
     }
@@ -121,7 +129,7 @@ extension FBSTests {
         for drip in [false, true] {
             let e = ClientEngine(settings: ClientSettings()), tap = Tap()
             try e.feed(S.hello() + fill(0x111111))
-            e.startTap(tap)
+            e.startRecording(tap)
             let rest = S.update([eds]) + S.update([eds, alpha, led, raw]) + fill(0x222222) + S.update([alpha, raw])
                 + S.update([raw, led])
             if drip { for x in rest { try e.feed([x]) } } else { try e.feed(rest) }
@@ -138,7 +146,7 @@ extension FBSTests {
         let audio: [UInt8] = [255, 1, 0, 1] + [255, 1, 0, 2] + be32(3) + [9, 9, 9] + [255, 1, 0, 0]
         let a = fill(0x0a0a0a)
         let e = ClientEngine(settings: ClientSettings()), tap = Tap()
-        e.startTap(tap)
+        e.startRecording(tap)
         try e.feed(S.hello())
         e.setAudio(enabled: true)
         _ = e.takeOutput()

@@ -82,7 +82,7 @@ final class LoginRefusedTests: XCTestCase {
             let e = plainEngine()
             XCTAssertNil(refusal(e, plainLogin + be32(0) + S.serverInit(w: 8, h: 4, name: "desk"), drip: drip))
             XCTAssertEqual(e.phase, .normal)
-            XCTAssertEqual(e.desktopName, "desk")
+            XCTAssertEqual(e.server.name, "desk")
             let v = vncAuthEngine()
             XCTAssertNil(refusal(v, vncLogin + be32(0) + S.serverInit(w: 8, h: 4), drip: drip))
             XCTAssertEqual(v.phase, .normal)

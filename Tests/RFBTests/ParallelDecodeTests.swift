@@ -1,3 +1,4 @@
+import FarcastTools
 import CTurboJPEG
 import Synchronization
 import XCTest
@@ -21,7 +22,7 @@ final class ParallelDecodeTests: XCTestCase {
     }
 
     func betweenMessages(_ e: ClientEngine) -> Bool {
-        if case .messageType = e.state { return true }
+        if e.reader.atMessageBoundary { return true }
         return false
     }
 
@@ -65,7 +66,7 @@ final class ParallelDecodeTests: XCTestCase {
               !names.isEmpty else { throw XCTSkip("no corpus at \(dir.path)") }
         for name in names {
             guard let d = FileManager.default.contents(atPath: dir.appendingPathComponent(name).path) else { continue }
-            let rec = try FBSRecording(bytes: [UInt8](d))
+            let rec = try RecordedStream(fbs: [UInt8](d))
             for everything in [true, false] {
                 let points = try compare(rec.stream, threads: 2, seed: 7, file: name, everything: everything)
                 XCTAssertGreaterThan(points, 0, name)
@@ -78,7 +79,7 @@ final class ParallelDecodeTests: XCTestCase {
             guard let d = FileManager.default.contents(atPath: RobustnessTests.corpus.appendingPathComponent(name).path) else {
                 throw XCTSkip("no \(name)")
             }
-            try compare(try FBSRecording(bytes: [UInt8](d)).stream, threads: 4, seed: 11, file: name)
+            try compare(try RecordedStream(fbs: [UInt8](d)).stream, threads: 4, seed: 11, file: name)
         }
     }
 

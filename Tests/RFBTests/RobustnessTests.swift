@@ -17,7 +17,7 @@ final class RobustnessTests: XCTestCase {
     func loadPrefix(_ name: String, bytes: Int) throws -> [UInt8] {
         let url = RobustnessTests.corpus.appendingPathComponent(name)
         guard let d = FileManager.default.contents(atPath: url.path) else { throw XCTSkip("no \(url.path)") }
-        let rec = try FBSRecording(bytes: [UInt8](d))
+        let rec = try RecordedStream(fbs: [UInt8](d))
         return Array(rec.stream.prefix(bytes))
     }
 

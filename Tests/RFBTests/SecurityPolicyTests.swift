@@ -97,7 +97,7 @@ final class SecurityPolicyTests: XCTestCase {
         let name = Array("desk\u{1b}]0;pwned\u{07}top\u{9d}".utf8)
         try e.feed(S.version("003.008") + [1, 1] + be32(0) + [0, 1, 0, 1] + [32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0]
                    + be32(UInt32(name.count)) + name)
-        XCTAssertEqual(e.desktopName, "desk]0;pwnedtop")
+        XCTAssertEqual(e.server.name, "desk]0;pwnedtop")
         XCTAssertTrue(e.takeEvents().contains(.ready(name: "desk]0;pwnedtop", width: 1, height: 1)))
         let reason = Array("no\u{1b}[31mred!".utf8)
         fails(ClientSettings(), S.version("003.008") + [0] + be32(UInt32(reason.count)) + reason, "refused the connection: no[31mred!")

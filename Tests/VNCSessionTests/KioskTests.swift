@@ -61,7 +61,7 @@ final class KioskTests: XCTestCase {
         let plain = try KioskConfig.parse("host = a")
         XCTAssertFalse(plain.screenshots)
         XCTAssertFalse(plain.recording)
-        XCTAssertEqual(plain.recordingMaxBytes, SessionRecorder.defaultMaxBytes)
+        XCTAssertEqual(plain.recordingMaxBytes, RecordingLimit.defaultMaxBytes)
         let c = try KioskConfig.parse("host = a\nscreenshots = yes\nrecording = yes\nrecording-max-size = 200M")
         XCTAssertTrue(c.screenshots)
         XCTAssertTrue(c.recording)

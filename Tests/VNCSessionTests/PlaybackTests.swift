@@ -1,3 +1,4 @@
+import FarcastTools
 import Foundation
 import RFB
 @testable import VNCSession
@@ -15,12 +16,12 @@ final class PlaybackTests: XCTestCase {
     }
 
     /// 8x4 desktop; at 100 ms steps a fill of colour 1, 2, ... `count`.
-    static func recording(count: Int, stepMs: UInt32 = 100) throws -> FBSRecording {
+    static func recording(count: Int, stepMs: UInt32 = 100) throws -> RecordedStream {
         var file = FBSEncoder.header + FBSEncoder.block(FBSEncoder.handshake(width: 8, height: 4, format: .native, name: "rec"), ms: 0)
         for i in 1...count {
             file += FBSEncoder.block(FakeServer.rreFill(width: 8, height: 4, pixel: UInt32(i)), ms: UInt32(i) * stepMs)
         }
-        return try FBSRecording(bytes: file)
+        return try RecordedStream(fbs: file)
     }
 
     func pixel(_ s: Session) -> UInt32? { s.withFramebuffer { $0?.pixels[0] } }
@@ -121,7 +122,8 @@ final class PlaybackTests: XCTestCase {
         let s = Session(spec: "memory", settings: ClientSettings()) { _ in t }
         let path = NSTemporaryDirectory() + "farcast-rec-\(UUID().uuidString.prefix(6)).fbs"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let rec = try SessionRecorder(path: path)
+        let rec = SessionRecorder(path: path, fileDescriptor: try PrivateFile.create(path, replacingRegularFile: true))
+        defer { rec.close() }
         s.startRecording(rec)
         let w = Watcher(s)
         s.start()
@@ -135,11 +137,11 @@ final class PlaybackTests: XCTestCase {
         s.stopRecording()
         XCTAssertGreaterThan(rec.bytes, 0)
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int, 0o600)
-        let r = try FBSRecording(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+        let r = try RecordedStream(fbs: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
         let e = ClientEngine(settings: ClientSettings())
         try e.feed(r.stream)
         XCTAssertEqual(e.framebuffer?.pixels[64 * 32 - 1], 0x405060)
-        XCTAssertEqual(e.desktopName, "fake")
+        XCTAssertEqual(e.server.name, "fake")
     }
 }
 
@@ -152,7 +154,7 @@ extension PlaybackTests {
         let path = NSTemporaryDirectory() + "farcast-cap-\(UUID().uuidString.prefix(6)).fbs"
         defer { try? FileManager.default.removeItem(atPath: path) }
         let limit = 20_000
-        let rec = try SessionRecorder(path: path, maxBytes: limit)
+        let rec = SessionRecorder(path: path, fileDescriptor: try PrivateFile.create(path, replacingRegularFile: true), maxBytes: limit)
         final class Count: @unchecked Sendable { let lock = NSLock(); var n = 0 }
         let stops = Count()
         rec.onStop = { stops.lock.withLock { stops.n += 1 } }
@@ -183,15 +185,15 @@ extension PlaybackTests {
         XCTAssertEqual(e.framebuffer?.pixels[0], 2, "whole blocks: it plays to the second update")
         s.stopRecording()
 
-        XCTAssertEqual(SessionRecorder.parseSize("200M"), 200 << 20)
-        XCTAssertEqual(SessionRecorder.parseSize("2G"), 2 << 30)
-        XCTAssertEqual(SessionRecorder.parseSize("512KiB"), 512 << 10)
-        XCTAssertEqual(SessionRecorder.parseSize("1 MB"), 1 << 20)
-        XCTAssertEqual(SessionRecorder.parseSize("65536"), 65536)
-        XCTAssertEqual(SessionRecorder.sizeText(2 << 20), "2 MiB")
-        XCTAssertEqual(SessionRecorder.sizeText(1 << 30), "1 GiB")
-        XCTAssertEqual(SessionRecorder.sizeText(1536 << 10), "1536 KiB")
-        for bad in ["", "M", "-1G", "0", "1.5G", "ten", "99999999999999999999G"] { XCTAssertNil(SessionRecorder.parseSize(bad), bad) }
+        XCTAssertEqual(RecordingLimit.parseSize("200M"), 200 << 20)
+        XCTAssertEqual(RecordingLimit.parseSize("2G"), 2 << 30)
+        XCTAssertEqual(RecordingLimit.parseSize("512KiB"), 512 << 10)
+        XCTAssertEqual(RecordingLimit.parseSize("1 MB"), 1 << 20)
+        XCTAssertEqual(RecordingLimit.parseSize("65536"), 65536)
+        XCTAssertEqual(RecordingLimit.sizeText(2 << 20), "2 MiB")
+        XCTAssertEqual(RecordingLimit.sizeText(1 << 30), "1 GiB")
+        XCTAssertEqual(RecordingLimit.sizeText(1536 << 10), "1536 KiB")
+        for bad in ["", "M", "-1G", "0", "1.5G", "ten", "99999999999999999999G"] { XCTAssertNil(RecordingLimit.parseSize(bad), bad) }
     }
 
     /// Recording started mid-session, with an update of ExtendedDesktopSize alone arriving in
@@ -210,7 +212,9 @@ extension PlaybackTests {
         XCTAssertTrue(w.wait { _, _ in self.pixel(s) == 1 })
         let path = NSTemporaryDirectory() + "farcast-mid-\(UUID().uuidString.prefix(6)).fbs"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        s.startRecording(try SessionRecorder(path: path))
+        let rec = SessionRecorder(path: path, fileDescriptor: try PrivateFile.create(path, replacingRegularFile: true))
+        defer { rec.close() }
+        s.startRecording(rec)
         Thread.sleep(forTimeInterval: 0.2)
         let eds: [UInt8] = FakeServer.be16(0) + FakeServer.be16(0) + FakeServer.be16(8) + FakeServer.be16(4) + FakeServer.be32(-308 & 0xffff_ffff)
             + [1, 0, 0, 0] + FakeServer.be32(7) + FakeServer.be16(0) + FakeServer.be16(0) + FakeServer.be16(8) + FakeServer.be16(4) + FakeServer.be32(0)
@@ -218,7 +222,7 @@ extension PlaybackTests {
         t.serverSend(FakeServer.rreFill(width: 8, height: 4, pixel: 2))
         XCTAssertTrue(w.wait { _, _ in self.pixel(s) == 2 })
         s.stopRecording()
-        let r = try FBSRecording(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+        let r = try RecordedStream(fbs: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
         let e = ClientEngine(settings: ClientSettings())
         XCTAssertNoThrow(try e.feed(r.stream), "\(r.blockEnds)")
         XCTAssertEqual(e.framebuffer?.pixels[0], 2)

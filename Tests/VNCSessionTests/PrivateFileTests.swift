@@ -1,3 +1,4 @@
+import FarcastTools
 import Foundation
 @testable import VNCSession
 import XCTest
@@ -22,15 +23,16 @@ final class PrivateFileTests: XCTestCase {
         return ((st.st_mode & S_IFMT) == S_IFREG, st.st_mode & 0o777)
     }
 
-    /// A recording into a path where a link was planted (to a file that does not exist yet, and
-    /// to one that does): the link is not followed, neither target is created or truncated.
+    /// A recording's file, made as `viewer record -o` makes it, at a path where a link was
+    /// planted (to a file that does not exist yet, and to one that does): the link is not
+    /// followed, neither target is created or truncated.
     /// Before, the recorder's open followed the link (O_CREAT|O_TRUNC, no O_NOFOLLOW).
     func testRecorderDoesNotFollowALink() throws {
         let victim = dir + "/victim", existing = dir + "/existing"
         try Data("keep".utf8).write(to: URL(fileURLWithPath: existing))
         for (link, target) in [(dir + "/a.fbs", victim), (dir + "/b.fbs", existing)] {
             try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
-            XCTAssertThrowsError(try SessionRecorder(path: link)) { XCTAssertTrue("\($0)".contains("not a regular file"), "\($0)") }
+            XCTAssertThrowsError(try PrivateFile.create(link, replacingRegularFile: true)) { XCTAssertTrue("\($0)".contains("not a regular file"), "\($0)") }
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: victim))
         XCTAssertEqual(try String(contentsOfFile: existing, encoding: .utf8), "keep")
@@ -43,7 +45,7 @@ final class PrivateFileTests: XCTestCase {
         chmod(path, 0o644)
         let old = umask(0)
         defer { umask(old) }
-        let r = try SessionRecorder(path: path)
+        let r = SessionRecorder(path: path, fileDescriptor: try PrivateFile.create(path, replacingRegularFile: true))
         r.close()
         XCTAssertEqual(mode(path)?.isRegular, true)
         XCTAssertEqual(mode(path)?.mode, 0o600)

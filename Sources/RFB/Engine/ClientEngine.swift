@@ -5,10 +5,14 @@
 /// `answerTrust`. Used from one thread at a time (the session thread or a benchmark); the
 /// framebuffer is written inside `feed()` under its own lock, one rect at a time.
 ///
-/// The engine is split by concern: this file (buffers, parsing loop, update framing),
-/// `Handshake.swift` (version, security, ServerInit, answers), `MessageReader.swift` (server
-/// messages and pseudo-encodings) and `MessageWriter.swift` (client messages).
-public final class ClientEngine: SecurityContext {
+/// The engine holds the connection's parts and runs the parse loop between them:
+/// `ConnectionStreams` (bytes in and out, through the security channel), `Handshake` (version,
+/// security, ServerInit), `MessageReader` (server messages, rects to decoders), `MessageWriter`
+/// (client messages), `FlowControl` (requests, continuous updates, fences, pixel-format
+/// changes), `ExtendedClipboardState`, a `DecodeManager` for worker threads, and what the
+/// server told us (`server`). A `RecordingObserver` may watch the stream. The session's input
+/// comes in through the methods here, which check the phase and what the server can take.
+public final class ClientEngine {
     public enum Phase: Equatable, Sendable {
         case version, security, authenticating
         /// Waiting for `provideCredentials` (after `.credentialsRequired`).
@@ -26,34 +30,31 @@ public final class ClientEngine: SecurityContext {
     /// The quality, compression and encodings change at run time (`changeEncodings`).
     @exclusivity(unchecked) public internal(set) var settings: ClientSettings
     public internal(set) var phase: Phase = .version
+    /// The phase the engine was in when it failed (a failure while negotiating security is
+    /// the server, or the user, saying no: retrying cannot help).
+    public internal(set) var phaseAtFailure: Phase?
+    /// What the server has told us: version, name, size, layout, what it takes.
+    @exclusivity(unchecked) public internal(set) var server = ServerParams()
     @exclusivity(unchecked) public internal(set) var framebuffer: Framebuffer?
-    public internal(set) var serverFormat: PixelFormat?
-    public internal(set) var desktopName = ""
-    /// Protocol minor version in use: 3, 7 or 8.
-    public internal(set) var minorVersion = 8
-    @exclusivity(unchecked) public internal(set) var converter: PixelConverter
-    /// Statistics for benchmarks: updates, rects and real-encoding pixels decoded, and the
-    /// resizes made (a run of resize rects makes one: DesktopResize.swift).
+    /// Statistics for benchmarks: updates, rects and real-encoding pixels decoded, bytes
+    /// parsed, and the resizes made (a run of resize rects makes one: `applyResize`).
     @exclusivity(unchecked) public internal(set) var stats = Stats()
     public struct Stats: Sendable { public var updates = 0, rects = 0, pixels = 0, bytes = 0, resizes = 0 }
-    /// Requests, fences and continuous-update messages (ContinuousUpdates.swift).
-    public internal(set) var counters = FlowCounters()
-    var flow = FlowState()
-    /// The bounds of the rects decoded while a JPEG quality was asked for (they may be lossy),
-    /// since `takeLossyBounds`: what a lossless refresh must cover.
-    @exclusivity(unchecked) public internal(set) var lossyBounds: Rect?
-    public func takeLossyBounds() -> Rect? { defer { lossyBounds = nil }; return lossyBounds }
-    /// A lossless refresh under way: its area, and the pixels of it decoded losslessly since
-    /// (a server may send it in pieces, between other updates).
-    public var refreshArea: Rect? { didSet { refreshCovered = 0 } }
-    @exclusivity(unchecked) public internal(set) var refreshCovered = 0
-    /// Every encoding a SetEncodings of this connection offered (rects of an encoding offered
-    /// once may still come after a later list left it out).
-    public internal(set) var offeredEncodings: Set<Int32> = []
-    /// The real encoding of the last rect decoded (nil before the first).
-    @exclusivity(unchecked) public internal(set) var lastEncoding: Int32?
-    /// The size the server last asked for, not made yet (DesktopResize.swift).
-    @exclusivity(unchecked) var pendingResize: (width: Int, height: Int)?
+    @exclusivity(unchecked) var events: [EngineEvent] = []
+
+    let streams = ConnectionStreams()
+    let writer = MessageWriter()
+    let reader: MessageReader
+    let flow = FlowControl()
+    private(set) lazy var handshake = Handshake(engine: self)
+    lazy var clipboard = ExtendedClipboardState(limit: settings.clipboardByteLimit)
+    /// Worker threads' jobs (`settings.decodeThreads` above 1).
+    let jobs: DecodeManager?
+    /// Where the framebuffer's pixels come from.
+    private let pixelAllocator: any PixelAllocator
+    /// A recording watching the stream (`startRecording`).
+    private var recording = Recording.off
+    private enum Recording { case off, armed(RecordingObserver), on(RecordingObserver) }
 
     /// Request the next update as soon as one starts arriving (hides a round trip).
     public var pipelineRequests = true
@@ -62,107 +63,14 @@ public final class ClientEngine: SecurityContext {
     /// rects, however cheap the bytes were that asked for the work (one 12-byte RRE subrect
     /// can fill 64 Mpixel). A benchmark leaves it unlimited.
     public var workBudgetPixels = Int.max
-    /// Any thread may cancel it to end a long decode between its units (`stop()` of a session).
-    public let cancellation = DecodeCancellation()
-    /// Parsing stopped on the work budget with complete units still buffered: call `resume()`.
-    public internal(set) var hasDeferredWork = false
-    /// Fuzzing only (see `FixedKeys`): never set by the viewer.
-    @_spi(Fuzzing) public var fixedKeys: FixedKeys?
-    /// Fuzzing only: a security channel (TLS, AES-EAX) runs, so what follows is ciphertext.
-    @_spi(Fuzzing) public var hasSecureChannel: Bool { channel != nil }
-    /// Set when the server acknowledged QEMU Extended Key Events.
-    public internal(set) var qemuKeyEvents = false
-    /// QEMU audio as we asked for it (`setAudio`): ever on this connection, and now.
-    var audio = (asked: false, on: false)
-    /// Set when the server acknowledged ExtendedMouseButtons.
-    public internal(set) var extendedMouseButtons = false
-    /// Set once the server sent an ExtendedDesktopSize rectangle: it takes SetDesktopSize.
-    public internal(set) var supportsSetDesktopSize = false
-    /// The server's screens, from its last ExtendedDesktopSize; nil until it sends one.
-    public internal(set) var screenLayout: ScreenLayout?
-
-    /// Plaintext RFB bytes for the server; encrypted by `channel` when one runs.
-    var output: [UInt8] = []
-    /// Bytes in their on-the-wire form, ready for the socket.
-    private var rawOutput: [UInt8] = []
-    /// TLS or RSA-AES once the security handshake set it up; nil for plain RFB.
-    var channel: SecureChannel?
-    /// Set by `startChannel` in the middle of a parse: the bytes after the current unit are raw.
-    var channelStarting = false
-    /// Set by `stopChannel`: after the current unit, bytes are plain again.
-    var channelStopping = false
-    /// Scratch space for raw bytes when a channel decrypts into `input`.
-    private var rawScratch: [UInt8] = []
-    /// Whether the login asked for a user name (for the message when it is refused).
-    var usernameAsked = false
-    /// Whether a password (and user name) went to the server: a close or a malformed ServerInit
-    /// after it is reported as a refused login.
-    var credentialsSent = false
-    /// The security method in use once chosen (a VeNCrypt subtype once the server took it).
-    public internal(set) var chosenMethod: SecurityMethod?
-    /// What the security handshake negotiated, e.g. "VeNCrypt X509Plain, TLSv1.3 TLS_AES_256_GCM_SHA384".
-    public internal(set) var securityDescription = ""
-    @exclusivity(unchecked) var events: [EngineEvent] = []
-    private let input = InputBuffer()
-    /// A recording's tap (MessageTap.swift): armed until the next message boundary, then
-    /// fed from absolute stream offset `tapFrom` on.
-    var tap: MessageTap?
-    @exclusivity(unchecked) var tapArmed = false
-    @exclusivity(unchecked) var tapFrom: Int?
-    /// Changes the tap makes to the stream, in order (MessageTap.swift).
-    var tapEdits: [TapEdit] = []
-    /// The update just ended without the server's LastRect: the tap adds one.
-    var tapNeedsLastRect = false
-    @exclusivity(unchecked) var tapServerLastRect = false
-    /// Made as their encodings first appear (`decoder(_:)`).
-    @exclusivity(unchecked) var decoders: [Int32: RectDecoder] = [:]
-    /// Told of the time spent inside zlib and TurboJPEG (benchmarks); given to each decoder.
-    let probe: LibraryProbe?
-    /// Where the framebuffer's pixels come from.
-    let pixelAllocator: any PixelAllocator
-    /// The decoder of the rect being decoded (`state` .rect), looked up once per rect.
-    @exclusivity(unchecked) var rectDecoder: RectDecoder?
-    /// Worker threads for Tight, ZRLE, Hextile and (Co)RRE rects (settings.decodeThreads > 1).
-    @exclusivity(unchecked) var jobs: DecodeManager?
-    lazy var clipboard = ExtendedClipboardState(limit: settings.clipboardByteLimit)
-    /// Set when the server announced the Extended Clipboard (UTF-8 cut text).
-    public var extendedClipboard: Bool { clipboard.active }
-
-    /// Credentials given by `provideCredentials`, kept until the unit that asked for them sent
-    /// them (it is parsed again with them), then dropped: the Secret zeroes itself.
-    var answeredCredentials: Credentials?
-    /// How the server's identity was checked in this handshake (`channelProtection`).
-    public internal(set) var peerIdentity: PeerIdentityCheck = .none
-    /// `output` holds a secret (`sendSecret`): zeroed once it went through the channel.
-    var outputHoldsSecret = false
-    /// Decisions given by `answerTrust`, by fingerprint.
-    var answeredTrust: [[UInt8]: TrustDecision] = [:]
-    /// The question last asked (`.credentialsRequired` or `.trustRequired`).
-    var question: EngineEvent?
-    /// The phase to go back to once the question is answered.
-    var phaseBeforeQuestion: Phase = .authenticating
-
-    enum State {
-        case version
-        case securityType33            // 3.3: server decides, u32
-        case securityList              // 3.7+: count + types
-        case vncChallenge
-        case handler(SecurityHandler, UInt8)   // a type's own handshake (VeNCrypt, RSA-AES, ARD)
-        case securityResult(UInt8)     // chosen type
-        case failureReason(prefix: String)
-        case serverInit
-        case messageType
-        case updateHeader
-        case rectHeader
-        case rect(Rect, Int32, resume: Bool)
-        case skipping(Int)             // oversized cut text, audio we turned off
-        case failed
-    }
-    @exclusivity(unchecked) var state: State = .version
-    @exclusivity(unchecked) var rectsLeft = 0
-    @exclusivity(unchecked) var rectsInUpdate = 0
     /// Rect pixels done in the current parse call, against `workBudgetPixels`.
     @exclusivity(unchecked) private var workDone = 0
+    /// Parsing stopped on the work budget with complete units still buffered: call `resume()`.
+    public private(set) var hasDeferredWork = false
+    /// Any thread may cancel it to end a long decode between its units (`stop()` of a session).
+    public let cancellation = DecodeCancellation()
+    /// Fuzzing only (see `FixedKeys`): never set by the viewer.
+    @_spi(Fuzzing) public var fixedKeys: FixedKeys?
 
     /// Rects in flight are let go (a job and the manager hold each other until it is retired).
     deinit { jobs?.abandon() }
@@ -170,70 +78,50 @@ public final class ClientEngine: SecurityContext {
     /// `probe`, when given, is told of the time spent inside zlib and TurboJPEG (benchmarks).
     /// With `settings.decodeThreads` above 1, rects also decode on `workers` when given (threads
     /// that outlive this engine: a session's, the fuzz harness's), else on threads of its own
-    /// (`decodeThreads` - 1 of them, ending with it).
-    /// `pixels` gives the framebuffer its memory (the heap by default).
+    /// (`decodeThreads` - 1 of them, ending with it). `pixels` gives the framebuffer its memory
+    /// (the heap by default).
     public init(settings: ClientSettings, probe: LibraryProbe? = nil, workers: DecodeWorkers? = nil,
                 pixels: any PixelAllocator = HeapPixels()) {
         self.settings = settings
         pixelAllocator = pixels
-        converter = PixelConverter(format: settings.pixelFormat)
-        self.probe = probe
-        if settings.decodeThreads > 1 {
-            jobs = DecodeManager(workers: workers ?? DecodeWorkers(count: settings.decodeThreads - 1))   // the session thread decodes too
-        }
+        // the session thread decodes too
+        jobs = settings.decodeThreads > 1 ? DecodeManager(workers: workers ?? DecodeWorkers(count: settings.decodeThreads - 1)) : nil
+        reader = MessageReader(format: settings.pixelFormat, probe: probe, jobs: jobs, cancellation: cancellation)
     }
+
+    // MARK: output and events
 
     /// Everything to send, encrypted when a security channel runs.
     public func takeOutput() -> [UInt8] {
         flushOutput()
-        // Handed over, not copied: clearing a buffer the caller now shares would allocate anew.
-        var out: [UInt8] = []
-        swap(&out, &rawOutput)
-        return out
+        return streams.takeRaw()
     }
-    public var hasOutput: Bool { !output.isEmpty || !rawOutput.isEmpty || channel?.hasRaw == true }
+    public var hasOutput: Bool { !writer.output.isEmpty || streams.hasRaw }
     /// Bytes waiting to be sent, not taken (plaintext not yet through a channel comes last).
-    public var pendingOutput: [UInt8] { rawOutput + output }
+    public var pendingOutput: [UInt8] { streams.rawOutput + writer.output }
 
-    func flushOutput() {
-        guard let ch = channel else {
-            // in clear: what goes on the wire is handed over as it is (VncAuth's response, Plain)
-            outputHoldsSecret = false
-            if rawOutput.isEmpty { swap(&rawOutput, &output) } else { rawOutput += output; output.removeAll(keepingCapacity: true) }
-            return
-        }
-        do {
-            try ch.writePlain(output)
-        } catch {
-            // Only a broken TLS state fails here; the next feed reports the connection failed.
-            state = .failed; phase = .failed
-        }
-        if outputHoldsSecret {
-            VNCAuth.wipe(&output)
-            outputHoldsSecret = false
-        }
-        output.removeAll(keepingCapacity: true)
-        rawOutput += ch.takeRaw()
+    private func flushOutput() {
+        // only a broken TLS state fails here; the next feed reports the connection failed
+        if !streams.flush(writer) { failQuietly() }
     }
+
     /// Before the connection is closed: ends an encrypted session in order (TLS close_notify
     /// into the output), so the server sees a clean end and not a truncation.
-    public func closeSecureChannel() {
-        guard let ch = channel else { return }
-        if !output.isEmpty { flushOutput() }
-        ch.close()
-        rawOutput += ch.takeRaw()
-    }
+    public func closeSecureChannel() { streams.closeChannel(after: writer) }
+
     /// The server ended the encrypted stream (TLS close_notify): the connection is over even
     /// if the socket stays open, and later bytes are dropped unread.
-    public var streamEnded: Bool { channel?.peerClosed ?? false }
+    public var streamEnded: Bool { streams.peerClosed }
+    /// Fuzzing only: a security channel (TLS, AES-EAX) runs, so what follows is ciphertext.
+    @_spi(Fuzzing) public var hasSecureChannel: Bool { streams.channel != nil }
+
     /// Part of a server message is buffered or being decoded: a server that stops sending now
     /// is stalled, not idle.
     public var isMidMessage: Bool {
         guard phase == .normal else { return false }
-        if input.count > 0 { return true }
-        if case .messageType = state { return false }
-        return true
+        return streams.input.count > 0 || !reader.atMessageBoundary
     }
+
     public func takeEvents() -> [EngineEvent] {
         if events.isEmpty { return [] }
         var out: [EngineEvent] = []
@@ -245,16 +133,8 @@ public final class ClientEngine: SecurityContext {
 
     /// Buffers `count` bytes and parses everything complete. A ProtocolError ends the connection.
     public func feed(_ bytes: UnsafeRawPointer, count: Int) throws {
-        if let ch = channel {
-            try throwingFail { try ch.ingest(bytes, count); try ch.drainPlain(into: input) }
-        } else {
-            input.append(bytes, count)
-        }
+        try throwingFail { try streams.ingest(bytes, count: count) }
         try parse()
-    }
-
-    private func throwingFail(_ body: () throws -> Void) throws {
-        do { try body() } catch let e as ProtocolError { throw fail(e) }
     }
 
     public func feed(_ bytes: [UInt8]) throws {
@@ -264,57 +144,50 @@ public final class ClientEngine: SecurityContext {
     /// Lets a transport receive straight into the engine's buffer: `body` gets room for
     /// `atLeast` bytes and returns how many it wrote.
     public func receive(atLeast n: Int, _ body: (UnsafeMutableRawPointer, Int) throws -> Int) throws -> Int {
-        if channel != nil {
-            // Raw bytes go through the channel first, so they land in a scratch buffer.
-            if rawScratch.count < n { rawScratch = [UInt8](repeating: 0, count: n) }
-            let got = try rawScratch.withUnsafeMutableBytes { b -> Int in
-                guard let p = b.baseAddress else { return 0 }
-                return try body(p, b.count)
-            }
-            if got > 0 { try rawScratch.withUnsafeBytes { b in if let p = b.baseAddress { try feed(p, count: got) } } }
-            return got
+        try streams.receive(atLeast: n, body) { raw, got in
+            if let raw { try throwingFail { try streams.ingest(raw, count: got) } }
+            try parse()
         }
-        let tail = input.reserve(n)
-        let got = try body(tail, input.capacity - input.end)
-        if got > 0 { input.end += got; try parse() }
-        return got
     }
 
     /// Parses what is buffered after parsing stopped on the work budget (or an answer arrived).
     public func resume() throws { try parse() }
 
-    /// The phase the engine was in when it failed (a failure while negotiating security is
-    /// the server, or the user, saying no: retrying cannot help).
-    public internal(set) var phaseAtFailure: Phase?
+    private func throwingFail(_ body: () throws -> Void) throws {
+        do { try body() } catch let e as ProtocolError { throw fail(e) }
+    }
 
     func fail(_ e: ProtocolError) -> ProtocolError {
         if phaseAtFailure == nil && phase != .failed { phaseAtFailure = phase }
-        state = .failed; phase = .failed
+        phase = .failed
         return e
     }
 
+    private func failQuietly() { phase = .failed }
+
     /// Rects on workers may run on past a feed that ends inside an update: they land before the
-    /// update's end (`endUpdate`), and workers add damage only after their pixels.
-    func parse() throws {
+    /// update's end, and workers add damage only after their pixels.
+    private func parse() throws {
         do {
             try parseInput()
             // what the front end reads next has the size the server last asked for
-            if pendingResize != nil { do { try applyResize() } catch let e as ProtocolError { throw fail(e) } }
+            do { try applyResize() } catch let e as ProtocolError { throw fail(e) }
         } catch {
             // a rect on a worker failed first: its message is the one the sequential path gives
             if let o = jobs, o.hasPending { do { try o.drain() } catch let e as ProtocolError { throw fail(e) } }
             // the size the server set before the failure, as a parse that stopped between (fed
             // in pieces) would have made it
-            if pendingResize != nil { try? applyResize() }
+            try? applyResize()
             throw error
         }
         try checkWorkers()
     }
 
     private func parseInput() throws {
-        if case .failed = state { throw ProtocolError("connection already failed") }
+        if phase == .failed { throw ProtocolError("connection already failed") }
         hasDeferredWork = false
         workDone = 0
+        let input = streams.input
         while true {
             let consumed: Int
             do {
@@ -322,45 +195,37 @@ public final class ClientEngine: SecurityContext {
             } catch let e as ProtocolError {
                 throw fail(e)
             }
-            if tapFrom != nil { tapConsumed(UnsafeRawPointer(input.storage + input.start), consumed) }
+            if case .on(let observer) = recording, consumed > 0 {
+                observer.consumed(UnsafeRawBufferPointer(start: input.storage + input.start, count: consumed), at: stats.bytes)
+            }
             stats.bytes += consumed
             input.consume(consumed)
-            if channelStopping, let ch = channel as? EAXChannel {
-                // Whatever raw bytes the channel holds were never encrypted: back to the parser.
-                channelStopping = false
-                channel = nil
-                let left = ch.takeLeftoverRaw()
-                left.withUnsafeBytes { if let b = $0.baseAddress { input.append(b, left.count) } }
-                continue
+            let more: Bool
+            do {
+                more = try streams.unitParsed(nextMessage: !hasDeferredWork && handshake.lastQuestion == nil)
+            } catch let e as ProtocolError {
+                throw fail(e)
             }
-            if !channelStarting, let ch = channel as? EAXChannel, ch.oneMessageAtATime, ch.holdsMessage,
-               !hasDeferredWork, lastQuestion == nil {
-                // the next message, now that the parser has used the last (see oneMessageAtATime)
-                try throwingFail { try ch.drainPlain(into: input) }
-                continue
-            }
-            guard channelStarting, let ch = channel else { return }
-            // What followed the unit that started the channel was already encrypted.
-            channelStarting = false
-            let raw = Array(UnsafeBufferPointer(start: input.storage + input.start, count: input.count))
-            input.consume(input.count)
-            try throwingFail {
-                try raw.withUnsafeBytes { if let b = $0.baseAddress { try ch.ingest(b, raw.count) } }
-                try ch.drainPlain(into: input)
-            }
+            if !more { return }
         }
     }
 
     /// Parses units until the buffer runs short, a question waits, or the work budget is
     /// spent. Returns bytes consumed.
     private func parseLoop() throws -> Int {
+        let input = streams.input
         var r = ByteReader(base: UnsafePointer(input.storage + input.start), count: input.count)
         while true {
             r.commit()
             do {
-                if try !step(&r) { return r.pos }
-                if tapNeedsLastRect { tapAfterStep(r) }
-                if channelStarting || channelStopping { return r.pos }
+                let more: Bool
+                switch phase {
+                case .normal: more = try reader.step(&r, self)
+                case .failed: more = false
+                default: more = try handshake.step(&r)
+                }
+                if !more { return r.pos }
+                if streams.switching { return r.pos }
                 if flow.pauseParsing {
                     // a BlockAfter fence: nothing more until its answer has been taken
                     flow.pauseParsing = false
@@ -372,7 +237,7 @@ public final class ClientEngine: SecurityContext {
                     return r.pos
                 }
             } catch is NeedMoreData {
-                if case .rect(let rect, let enc, _) = state { state = .rect(rect, enc, resume: true) }
+                reader.rectInterrupted()
                 return r.committed
             } catch is AwaitingAnswer {
                 // the unit is parsed again from its start once the answer is in
@@ -381,63 +246,323 @@ public final class ClientEngine: SecurityContext {
         }
     }
 
-    /// One unit. Returns false when there is nothing more to do without new bytes.
-    private func step(_ r: inout ByteReader) throws -> Bool {
-        switch state {
-        case .failed:
-            return false
-        case .messageType:
-            if tapArmed || tapFrom != nil { tapBoundary(r) }
-            try parseMessage(&r)
-        case .updateHeader:
-            try r.require(3)
-            r.pos += 1
-            let n = Int(try r.u16())
-            if tapFrom != nil { tapUpdateHeader(r) }
-            rectsLeft = n == 0xffff ? Int.max : n   // 0xFFFF: count unknown, ended by LastRect
-            rectsInUpdate = 0
-            events.append(.updateBegan)
-            if pipelineRequests && shouldPipeline() { requestUpdate() }
-            if rectsLeft == 0 { try endUpdate() } else { state = .rectHeader }
-        case .rectHeader:
-            try r.require(12)
-            let header = r.pos
-            let x = Int(try r.u16()), y = Int(try r.u16()), w = Int(try r.u16()), h = Int(try r.u16())
-            let enc = try r.s32()
-            try beginRect(Rect(x: x, y: y, w: w, h: h), enc, &r)
-            if tapFrom != nil { tapRectParsed(headerAt: header, enc, r) }
-        case .rect(let rect, let enc, let resume):
-            guard let fb = framebuffer, let dec = rectDecoder else { throw ProtocolError("internal: no decoder for \(enc)") }
-            if dec.locksFramebufferItself {
-                try dec.decode(rect: rect, reader: &r, fb: fb, pf: converter, resume: resume)
-                if !dec.deferredLastRect { fb.addDamage(rect) }
-            } else {
-                // the lock is held for this rect only: the front end reads between rects
-                try fb.lock.withWriterLock {
-                    try dec.decode(rect: rect, reader: &r, fb: fb, pf: converter, resume: resume)
-                    if !dec.deferredLastRect { fb.addDamage(rect) }
-                }
-            }
-            stats.pixels += rect.area
-            workDone += rect.area + dec.extraWork
-            if settings.jpegQuality != nil { lossyBounds = lossyBounds.map { $0.union(rect) } ?? rect }
-            else if let rr = refreshArea { refreshCovered += rect.intersection(rr).area }
-            try finishRect()
-        case .skipping(let left):
-            let n = min(left, r.remaining)
-            if n == 0 { return false }
-            r.pos += n
-            state = left - n == 0 ? .messageType : .skipping(left - n)
-        default:
-            return try handshakeStep(&r)
-        }
-        return true
+    /// Counts rect work done (decoded rects, cursor images, resizes).
+    @inline(__always) func addWork(_ pixels: Int) { workDone += pixels }
+
+    // MARK: the handshake's end
+
+    /// ServerInit parsed: the framebuffer exists, our format and encodings go out, then the
+    /// first full update request.
+    func serverInit(width w: Int, height h: Int, format pf: PixelFormat, name: String) {
+        server.nativeFormat = pf
+        server.name = name
+        server.width = w; server.height = h
+        framebuffer = Framebuffer(width: w, height: h, allocator: pixelAllocator)
+        phase = .normal
+        writer.writePixelFormat(settings.pixelFormat)
+        writer.writeEncodings(settings.encodingList)
+        flow.firstRequest(Rect(x: 0, y: 0, w: w, h: h), writer)
+        events.append(.ready(name: name, width: w, height: h))
     }
 
-    /// Counts rect work done outside `step`'s decode path (cursor images, resizes).
-    func addWork(_ pixels: Int) { workDone += pixels }
-}
+    /// Security handlers' channel changes (through the handshake).
+    func startChannel(_ ch: SecureChannel) { if !streams.startChannel(ch, after: writer) { failQuietly() } }
+    func stopChannel() { if !streams.stopChannel(after: writer) { failQuietly() } }
 
-/// Thrown inside a parse when the engine has asked a question (credentials, trust): the unit
-/// is rolled back and parsed again after the answer. Never escapes the engine.
-struct AwaitingAnswer: Error {}
+    func checkSize(_ w: Int, _ h: Int, what: String) throws {
+        let cap = min(settings.maxFramebufferPixels, Limits.maxFramebufferPixels)
+        guard w <= Limits.maxFramebufferDimension, h <= Limits.maxFramebufferDimension, w * h <= cap else {
+            let pixels = cap >= 1 << 20 ? "\(cap >> 20) Mpixel" : "\(cap)-pixel"
+            throw ProtocolError("\(what) asks for a \(w)x\(h) framebuffer, over the \(Limits.maxFramebufferDimension)x\(Limits.maxFramebufferDimension) and \(pixels) limits")
+        }
+    }
+
+    // MARK: resizes
+
+    // A resize rect is 12 bytes and a resize allocates and clears up to 256 MiB, so the engine
+    // makes only the last of a run: the size is noted in `server` when its rect arrives (its
+    // events go out then, in stream order, whatever the feeding) and made just before the next
+    // rect that draws, or when parsing stops, so the front end never sees a framebuffer of a
+    // size the server has already left. The one made counts as work: a flood of resizes
+    // between rects of pixels still lets the session thread look at its commands and `stop()`.
+
+    /// The desktop's size as the server last set it (a resize not yet made included); nil
+    /// before ServerInit. What update requests and the continuous-updates region cover.
+    public var desktopBounds: Rect? { framebuffer == nil ? nil : Rect(x: 0, y: 0, w: server.width, h: server.height) }
+
+    /// Notes a resize to `width`x`height` (checked against the limits by the caller).
+    func noteResize(width: Int, height: Int) {
+        server.width = width; server.height = height
+        flow.desktopResized()
+    }
+
+    /// Makes the size the server last set, if the framebuffer is not that size yet: before a
+    /// rect draws, and when parsing stops.
+    func applyResize() throws {
+        guard let fb = framebuffer, server.width != fb.width || server.height != fb.height else { return }
+        let w = server.width, h = server.height
+        // rects on workers write the old pixels
+        if let o = jobs, o.hasPending { try o.drain() }
+        // made outside the lock (the workers are drained: nothing else writes the old pixels),
+        // swapped in under it: the window never waits for 256 MiB to be cleared and copied
+        let pixels = fb.resizedPixels(width: w, height: h)
+        fb.lock.withWriterLock { fb.adopt(pixels, width: w, height: h) }
+        stats.resizes += 1
+        addWork(w * h)
+    }
+
+    // MARK: recording
+
+    /// Passes the server's messages to `observer` from the next message boundary (at once
+    /// between messages, after ServerInit when still in the handshake). One already set is
+    /// replaced.
+    public func startRecording(_ observer: RecordingObserver) { recording = .armed(observer) }
+
+    public func stopRecording() { recording = .off }
+
+    /// At a message boundary (`pos` in the current parse's bytes): an armed recording starts.
+    @inline(__always) func messageBoundary(at pos: Int) {
+        if case .armed(let observer) = recording {
+            recording = .on(observer)
+            observer.recordingStarted(at: stats.bytes + pos, width: desktopBounds?.w ?? 0, height: desktopBounds?.h ?? 0,
+                                      name: server.name, format: reader.converter.format)
+        }
+    }
+
+    /// A unit the reader finished, from..<to in the current parse's bytes.
+    @inline(__always) func report(_ unit: ServerUnit, from: Int, to: Int) {
+        if case .on(let observer) = recording { observer.parsed(unit, from: stats.bytes + from, to: stats.bytes + to) }
+    }
+
+    // MARK: questions and answers (the handshake's)
+
+    /// The security method in use once chosen (a VeNCrypt subtype once the server took it).
+    public var chosenMethod: SecurityMethod? { handshake.chosenMethod }
+    /// What the security handshake negotiated, e.g. "VeNCrypt X509Plain, TLSv1.3 TLS_AES_256_GCM_SHA384".
+    public var securityDescription: String { handshake.securityDescription }
+    /// How the server's identity was checked in this handshake (`channelProtection`).
+    public var peerIdentity: PeerIdentityCheck { handshake.peerIdentity }
+    /// What the channel a secret would travel over proves, now (`Handshake.channelProtection`).
+    public var channelProtection: ChannelProtection { handshake.channelProtection }
+    /// The question the engine waits on, if any.
+    public var lastQuestion: EngineEvent? { handshake.lastQuestion }
+
+    /// The answer to `.credentialsRequired`; parsing goes on with what is buffered. A user
+    /// name the method needs and did not get fails the handshake. The engine keeps `c` only
+    /// until it is sent.
+    public func provideCredentials(_ c: consuming Credentials) throws {
+        guard phase == .awaitingCredentials else { return }
+        guard handshake.answer(c) else { throw fail(ProtocolError("the login needs a user name, and none was given")) }
+        try parse()
+    }
+
+    /// The answer to `.trustRequired`: accepted, or refused with the reason shown.
+    public func answerTrust(_ d: TrustDecision) throws {
+        guard handshake.answer(d) else { return }
+        try parse()
+    }
+
+    /// Ends a handshake that waits on a question nobody can answer (the user cancelled, no
+    /// terminal to ask on): the connection fails with `reason`.
+    public func cancelHandshake(_ reason: String) -> ProtocolError { fail(ProtocolError(reason)) }
+
+    /// The transport reached the end of the stream (the thread that feeds the engine). What the
+    /// engine knows of why, as the error that ends the connection; nil when it knows nothing
+    /// more than that the connection closed.
+    public func connectionClosed() -> ProtocolError? {
+        // (after a failure, or once the handshake is over, nothing more is known)
+        guard phase != .failed, phase != .normal, let why = handshake.connectionClosed() else { return nil }
+        return fail(why)
+    }
+
+    // MARK: decoding on workers
+
+    /// Rects decoded on worker threads so far (`decodeThreads` above 1).
+    public var rectsOnWorkers: Int { jobs?.started ?? 0 }
+    /// Called on a worker thread when a rect it decoded failed, so that whoever waits on the
+    /// network can call `checkWorkers()` now. Set before the first feed.
+    public var onWorkerFailure: (@Sendable () -> Void)? {
+        get { jobs?.onFailure }
+        set { jobs?.onFailure = newValue }
+    }
+
+    /// A rect on a worker that failed is reported now, with the message the sequential path
+    /// gives (the first failure in stream order), instead of at the next barrier; `wait` also
+    /// waits for every rect in flight (the end of a stream).
+    public func checkWorkers(wait: Bool = false) throws {
+        guard let o = jobs, o.hasPending, wait || o.anyFailed.load(ordering: .acquiring) else { return }
+        do { try o.drain() } catch let e as ProtocolError { throw fail(e) }
+    }
+
+    /// Fuzzing only: every rect a worker can take goes to one however small, and the jobs in
+    /// flight may hold `budgetBytes` (default: the viewer's budget).
+    @_spi(Fuzzing) public func offloadEveryRect(budgetBytes: Int? = nil) {
+        jobs?.minPixels = 0
+        if let budgetBytes { jobs?.budgetBytes = budgetBytes }
+    }
+
+    // MARK: what was decoded
+
+    /// The pixel format the server's rects are in now (ours once a change took effect).
+    public var pixelFormat: PixelFormat { reader.converter.format }
+    /// The real encoding of the last rect decoded (nil before the first).
+    public var lastEncoding: Int32? { reader.lastEncoding }
+    /// Every encoding a SetEncodings of this connection offered.
+    public var offeredEncodings: Set<Int32> { writer.offeredEncodings }
+    /// The bounds of the rects decoded while a JPEG quality was asked for (they may be lossy),
+    /// since `takeLossyBounds`: what a lossless refresh must cover.
+    public var lossyBounds: Rect? { reader.lossy.bounds }
+    public func takeLossyBounds() -> Rect? { defer { reader.lossy.bounds = nil }; return reader.lossy.bounds }
+    /// A lossless refresh under way: its area, and the pixels of it decoded losslessly since
+    /// (a server may send it in pieces, between other updates).
+    public var refreshArea: Rect? {
+        get { reader.lossy.refresh }
+        set { reader.lossy.refresh = newValue }
+    }
+    public var refreshCovered: Int { reader.lossy.covered }
+
+    // MARK: flow control
+
+    /// Requests, fences and continuous-update messages (FlowControl.swift).
+    public var counters: FlowCounters { flow.counters }
+    /// Continuous updates are on: the server pushes, no request follows each update.
+    public var continuousUpdatesActive: Bool { flow.continuousUpdates }
+    /// A pixel format change is on its way (sent or waiting for a safe point).
+    public var pixelFormatChangePending: Bool { flow.formatChangePending }
+
+    /// Update request for `rect` (default: the whole framebuffer). A non-incremental request must
+    /// be answered, which makes a 1x1 one a cheap liveness probe.
+    public func requestUpdate(incremental: Bool = true, rect: Rect? = nil) {
+        // the size the server last set, even while its resize is not made yet
+        guard let bounds = desktopBounds else { return }
+        flow.requestUpdate(incremental: incremental, rect, bounds: bounds, writer)
+    }
+
+    /// Asks for a new pixel format, sent where the server's switch is known (`FlowControl`).
+    public func changePixelFormat(_ pf: PixelFormat) {
+        guard phase == .normal else { return }
+        flow.changePixelFormat(pf, self)
+    }
+
+    /// Replaces the quality, compression and (when given) encoding preference, and sends the
+    /// new SetEncodings at once: rects say their own encoding, so no marker is needed.
+    public func changeEncodings(jpegQuality: Int?, compressLevel: Int?, encodings: [Int32]? = nil) {
+        settings.jpegQuality = jpegQuality
+        settings.compressLevel = compressLevel
+        if let encodings { settings.encodings = encodings }
+        guard phase == .normal else { return }
+        writer.writeEncodings(settings.encodingList)
+    }
+
+    /// Sends a round-trip probe: a fence the server answers after what it has queued (the
+    /// answer comes as `.fenceReturned` with the same payload, at most 63 bytes after our
+    /// tag). False, sending nothing, when the server has not shown it takes fences.
+    @discardableResult
+    public func sendRoundTripFence(_ payload: [UInt8]) -> Bool {
+        guard phase == .normal else { return false }
+        return flow.sendRoundTripFence(payload, self)
+    }
+
+    // MARK: input and requests
+
+    /// `buttons`: bit n is button n+1; buttons 8/9 go out only as the server can take them.
+    public func sendPointer(x: Int, y: Int, buttons: UInt16) {
+        guard phase == .normal else { return }
+        let extended = server.supportsExtendedMouseButtons
+        // button 9 has no classic bit: without the extension it is not sent
+        writer.writePointer(x: x, y: y, buttons: extended ? buttons : buttons & 0xff, extended: extended)
+    }
+
+    /// QEMU's relative pointer mode: motion as a delta from 0x7FFF on each axis (what QEMU
+    /// reads back when the pointer-motion-change pseudo-encoding is in use and the guest's
+    /// mouse is relative).
+    public func sendRelativePointer(dx: Int, dy: Int, buttons: UInt16) {
+        let x = max(0, min(0xffff, 0x7fff + dx)), y = max(0, min(0xffff, 0x7fff + dy))
+        sendPointer(x: x, y: y, buttons: buttons)
+    }
+
+    /// A key press or release. `xtKeycode` (XT scancode, 0xE0xx for extended keys) goes along when
+    /// the server takes QEMU Extended Key Events; otherwise only the keysym is sent.
+    public func sendKey(_ keysym: UInt32, down: Bool, xtKeycode: UInt32? = nil) {
+        guard phase == .normal else { return }
+        writer.writeKey(keysym, down: down, xtKeycode: server.supportsQEMUKeyEvents ? xtKeycode : nil)
+    }
+
+    /// SetDesktopSize: asks the server for a `width`x`height` framebuffer with these screens
+    /// (default: one screen covering it, keeping the current first screen's id). The answer
+    /// arrives as `.desktopSizeRequestResult`. Throws, sending nothing, when the server has not
+    /// shown support (no ExtendedDesktopSize yet) or the layout is invalid.
+    public func requestDesktopSize(width: Int, height: Int, screens: [Screen]? = nil) throws {
+        guard phase == .normal else { throw DesktopSizeRequestError("the server does not support changing its desktop size (it has sent no ExtendedDesktopSize)") }
+        let list = try ClientEngine.desktopSizeScreens(width: width, height: height, screens: screens,
+                                                       supported: server.supportsSetDesktopSize, current: server.screenLayout)
+        writer.writeDesktopSize(width: width, height: height, screens: list)
+    }
+
+    /// The screens a SetDesktopSize for `width`x`height` carries (default: one screen covering
+    /// it, keeping the current first screen's id), or why it cannot be asked: the server has
+    /// not shown support (no ExtendedDesktopSize yet) or the layout is invalid. Any thread.
+    public static func desktopSizeScreens(width: Int, height: Int, screens: [Screen]?,
+                                          supported: Bool, current: ScreenLayout?) throws -> [Screen] {
+        guard supported else {
+            throw DesktopSizeRequestError("the server does not support changing its desktop size (it has sent no ExtendedDesktopSize)")
+        }
+        guard width > 0, height > 0, width <= min(Limits.maxFramebufferDimension, 65535),
+              height <= min(Limits.maxFramebufferDimension, 65535), width * height <= Limits.maxFramebufferPixels else {
+            throw DesktopSizeRequestError("cannot request a \(width)x\(height) desktop: sizes go from 1 to \(Limits.maxFramebufferDimension) and up to \(Limits.maxFramebufferPixels / (1024 * 1024)) Mpixel")
+        }
+        let list = screens ?? [Screen(id: current?.screens.first?.id ?? 0, x: 0, y: 0, width: width, height: height,
+                                      flags: current?.screens.first?.flags ?? 0)]
+        if let problem = ScreenLayout(width: width, height: height, screens: list).problem() {
+            throw DesktopSizeRequestError("the requested layout \(problem)")
+        }
+        return list
+    }
+
+    /// Local clipboard text for the server: Extended Clipboard (UTF-8; Notify, then Provide on
+    /// the server's Request) when the server announced it, else classic cut text, where
+    /// characters Latin-1 cannot carry are left out; returns how many were.
+    @discardableResult
+    public func sendCutText(_ text: String) -> Int {
+        sendCutText(OutgoingCutText(text, limit: clipboard.limit))
+    }
+
+    /// The same with the conversion and compression already done (see `OutgoingCutText`).
+    @discardableResult
+    public func sendCutText(_ prepared: OutgoingCutText) -> Int {
+        guard phase == .normal else { return 0 }
+        let c = prepared.limit == clipboard.limit ? prepared : OutgoingCutText(prepared.text, limit: clipboard.limit)
+        let extended = server.supportsExtendedClipboard
+        // LibVNCServer (x11vnc 0.9.16) announces the Extended Clipboard without Notify but
+        // drops provided text unless the application hooked setXCutTextUTF8, which x11vnc does
+        // not: to such a server the classic message goes first, then the Provide, so a server
+        // that takes both ends with the UTF-8 text.
+        if extended && clipboard.serverActions.contains(.notify) {
+            clipboard.localChanged(c, out: &writer.output, events: &events)
+            return 0
+        }
+        guard c.utf8Count <= clipboard.limit else {
+            if extended { clipboard.localChanged(c, out: &writer.output, events: &events) }
+            else { events.append(.cutTextNotSent(length: c.utf8Count, limit: clipboard.limit)) }
+            return 0
+        }
+        writer.writeCutText(latin1: c.latin1)
+        // over the size the server takes unsolicited the classic message alone carries it
+        if extended && c.wireCount <= clipboard.serverTextLimit {
+            clipboard.localChanged(c, out: &writer.output, events: &events)
+        }
+        return c.dropped
+    }
+
+    /// Asks the server to shut down, reboot or reset the machine (xvp version 1).
+    public func sendPowerAction(_ a: XvpAction) {
+        guard phase == .normal else { return }
+        writer.writePowerAction(a)
+    }
+
+    /// Asks the server (QEMU) to stream its audio in `format`, or to stop.
+    public func setAudio(enabled: Bool, format: AudioFormat = .s16Stereo44k) {
+        guard phase == .normal else { return }
+        writer.writeAudio(enabled: enabled, format: format)
+    }
+}

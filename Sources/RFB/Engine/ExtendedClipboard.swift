@@ -314,8 +314,8 @@ public struct OutgoingCutText: Sendable {
 final class ExtendedClipboardState {
     /// Our cap on clipboard text in either direction (bytes of UTF-8).
     let limit: Int
-    /// Set once the server's caps arrived: the extension is in use.
-    private(set) var active = false
+    /// What the server's caps said it does (none before they arrive: the extension is in use
+    /// from then on, `ServerParams.supportsExtendedClipboard`).
     private(set) var serverActions: ExtendedClipboard.Actions = []
     /// The most text the server takes unsolicited (a Provide without its Request); TigerVNC
     /// announces 0 and asks for everything. Requested text is bounded only by our own cap.
@@ -330,25 +330,26 @@ final class ExtendedClipboardState {
     init(limit: Int) { self.limit = limit }
 
     /// One server message's payload. Structural errors throw; refused data becomes an event.
-    func receive(_ p: UnsafeRawBufferPointer, out: inout [UInt8], events: inout [EngineEvent]) throws {
+    /// True when it was the server's caps: the extension is in use from now on.
+    func receive(_ p: UnsafeRawBufferPointer, out: inout [UInt8], events: inout [EngineEvent]) throws -> Bool {
         let m: ExtendedClipboard.Message
         do {
             // +1: the NUL terminator; text is the only format we use: the rest is never inflated
             m = try ExtendedClipboard.parse(p, maxItemSize: limit + 1, wanted: .text)
         } catch let t as ExtendedClipboard.TooLarge {
             events.append(.cutTextSkipped(length: t.length))
-            return
+            return false
         }
         switch m {
         case .caps(let formats, let actions, let sizes):
-            active = true
             serverActions = actions
             serverTextLimit = formats.contains(.text) ? Int(sizes.first ?? 0) : 0
             out += ExtendedClipboard.clientMessage(.caps(formats: .text, actions: [.request, .peek, .notify, .provide],
                                                          sizes: [UInt32(clamping: limit + 1)]))
             events.append(.extendedClipboardSupported)
+            return true
         case .request(let f):
-            guard f.contains(.text), let provide = local, !localProvided else { return }
+            guard f.contains(.text), let provide = local, !localProvided else { return false }
             localProvided = true
             out += provide
         case .peek:
@@ -359,11 +360,12 @@ final class ExtendedClipboardState {
                 out += ExtendedClipboard.clientMessage(.request(.text))
             }
         case .provide(let items):
-            guard let t = items.first(where: { $0.format == .text }) else { return }
+            guard let t = items.first(where: { $0.format == .text }) else { return false }
             events.append(.cutText(try ExtendedClipboard.text(fromWire: t.data)))
         case .unknown:
             break
         }
+        return false
     }
 
     /// A local clipboard change: announced (Notify) or sent outright (Provide).

@@ -1,8 +1,52 @@
-/// The handshake: protocol version, security type (and the type's own handler), SecurityResult
-/// and ServerInit; the hooks security handlers call; the answers to the engine's questions.
-extension ClientEngine {
-    /// One handshake unit (the states before `.messageType`).
-    func handshakeStep(_ r: inout ByteReader) throws -> Bool {
+/// The connection's start (TigerVNC's CConnection states before normal): protocol version,
+/// security type (and the type's own handler), SecurityResult and ServerInit. It owns what the
+/// security phase decides and remembers: the method chosen, how the server's identity was
+/// checked, the questions asked and their answers. Security handlers talk to it as their
+/// `SecurityContext`. Session thread, with the engine.
+final class Handshake: SecurityContext {
+    enum State {
+        case version
+        case securityType33            // 3.3: server decides, u32
+        case securityList              // 3.7+: count + types
+        case vncChallenge
+        case handler(SecurityHandler, UInt8)   // a type's own handshake (VeNCrypt, RSA-AES, ARD)
+        case securityResult(UInt8)     // chosen type
+        case failureReason(prefix: String)
+        case serverInit
+        /// ServerInit parsed: the message reader takes over.
+        case done
+    }
+
+    unowned let engine: ClientEngine
+    private(set) var state = State.version
+    /// Whether the login asked for a user name (for the message when it is refused).
+    private var usernameAsked = false
+    /// Whether a password (and user name) went to the server: a close or a malformed ServerInit
+    /// after it is reported as a refused login.
+    private var credentialsSent = false
+    /// The security method in use once chosen (a VeNCrypt subtype once the server took it).
+    private(set) var chosenMethod: SecurityMethod?
+    /// What the security handshake negotiated, e.g. "VeNCrypt X509Plain, TLSv1.3 TLS_AES_256_GCM_SHA384".
+    private(set) var securityDescription = ""
+    /// Credentials given by `provideCredentials`, kept until the unit that asked for them sent
+    /// them (it is parsed again with them), then dropped: the Secret zeroes itself.
+    private var answeredCredentials: Credentials?
+    /// How the server's identity was checked in this handshake (`channelProtection`).
+    private(set) var peerIdentity: PeerIdentityCheck = .none
+    /// Decisions given by `answerTrust`, by fingerprint.
+    private var answeredTrust: [[UInt8]: TrustDecision] = [:]
+    /// The question last asked (`.credentialsRequired` or `.trustRequired`).
+    private var question: EngineEvent?
+    /// The phase to go back to once the question is answered.
+    private var phaseBeforeQuestion: ClientEngine.Phase = .authenticating
+
+    init(engine: ClientEngine) { self.engine = engine }
+
+    var settings: ClientSettings { engine.settings }
+
+    /// One unit. Returns false when there is nothing more to do without new bytes.
+    func step(_ r: inout ByteReader) throws -> Bool {
+        let e = engine
         switch state {
         case .version:
             try r.require(12)
@@ -18,14 +62,14 @@ extension ClientEngine {
                     throw ProtocolError("server wants security type None, which the accepted security types exclude")
                 }
                 chose(.type(SecurityType.none))
-                events.append(.securityChosen(SecurityType.none)); startInit()
+                e.events.append(.securityChosen(SecurityType.none)); startInit()
             case UInt32(SecurityType.vncAuth):
                 guard settings.allowedTypes.contains(SecurityType.vncAuth) else {
                     if settings.securityTypes.contains(SecurityType.vncAuth) { throw downgrade(offered: "VncAuth") }
                     throw ProtocolError("server wants VNC authentication, which the accepted security types exclude")
                 }
                 chose(.type(SecurityType.vncAuth))
-                events.append(.securityChosen(SecurityType.vncAuth)); state = .vncChallenge; phase = .authenticating
+                e.events.append(.securityChosen(SecurityType.vncAuth)); state = .vncChallenge; e.phase = .authenticating
             default:
                 throw ProtocolError("server (RFB 3.3) chose security type \(t), which this viewer does not support")
             }
@@ -45,19 +89,20 @@ extension ClientEngine {
                 throw ProtocolError("no common security type: server offers \(names); this viewer accepts \(ours)")
             }
             if chosen != SecurityType.veNCrypt { chose(.type(chosen)) }   // VeNCrypt's subtype says later
-            output.append(chosen)
-            events.append(.securityChosen(chosen))
+            e.writer.write(chosen)
+            e.events.append(.securityChosen(chosen))
             securityDescription = SecurityType.name(chosen)
             switch chosen {
-            case SecurityType.vncAuth: state = .vncChallenge; phase = .authenticating
+            case SecurityType.vncAuth: state = .vncChallenge; e.phase = .authenticating
             case SecurityType.none:
-                if minorVersion >= 8 { state = .securityResult(chosen) } else { startInit() }   // 3.7 sends no SecurityResult for None
+                // 3.7 sends no SecurityResult for None
+                if e.server.minorVersion >= 8 { state = .securityResult(chosen) } else { startInit() }
             case SecurityType.veNCrypt:
-                state = .handler(VeNCryptHandler(), chosen); phase = .authenticating
+                state = .handler(VeNCryptHandler(), chosen); e.phase = .authenticating
             case SecurityType.ra2, SecurityType.ra2ne, SecurityType.ra2_256, SecurityType.ra2ne_256:
-                state = .handler(RSAAESHandler(type: chosen, fixed: fixedKeys), chosen); phase = .authenticating
+                state = .handler(RSAAESHandler(type: chosen, fixed: e.fixedKeys), chosen); e.phase = .authenticating
             case SecurityType.appleRemoteDesktop:
-                state = .handler(ARDHandler(fixed: fixedKeys), chosen); phase = .authenticating
+                state = .handler(ARDHandler(fixed: e.fixedKeys), chosen); e.phase = .authenticating
             default:
                 throw ProtocolError("internal: security type \(chosen) has no handler")
             }
@@ -91,7 +136,7 @@ extension ClientEngine {
                 let wrong = usernameAsked ? "wrong user name or password?" : "wrong password?"
                 what = "authentication failed with \(method) (\(wrong))"
             }
-            if minorVersion >= 8 { state = .failureReason(prefix: what) }
+            if e.server.minorVersion >= 8 { state = .failureReason(prefix: what) }
             else { throw ProtocolError(res == 2 ? "authentication failed: too many attempts" : what) }
         case .failureReason(let prefix):
             let len = Int(try r.u32())
@@ -111,31 +156,22 @@ extension ClientEngine {
                 guard nameLen <= Limits.maxDesktopNameLength else {
                     throw ProtocolError("ServerInit desktop name is \(nameLen) bytes long (limit \(Limits.maxDesktopNameLength))")
                 }
-                try checkSize(w, h, what: "ServerInit")
-            } catch let e as ProtocolError {
-                throw credentialsSent ? refusedLogin() : e
+                try e.checkSize(w, h, what: "ServerInit")
+            } catch let err as ProtocolError {
+                throw credentialsSent ? refusedLogin() : err
             }
             let name = try r.string(nameLen)
-            serverFormat = pf
             // the login is over: no password is kept (its Secret zeroes itself as it goes)
             answeredCredentials = nil
-            desktopName = ServerText.printable(name)
-            framebuffer = Framebuffer(width: w, height: h, allocator: pixelAllocator)
-            phase = .normal
-            state = .messageType
-            // Our format, our encodings, then the first full update.
-            output += ClientMessage.setPixelFormat(settings.pixelFormat)
-            sendEncodings()
-            output += ClientMessage.updateRequest(incremental: false, Rect(x: 0, y: 0, w: w, h: h))
-            counters.requests += 1
-            events.append(.ready(name: desktopName, width: w, height: h))
-        default:
-            throw ProtocolError("internal: no handshake state")
+            state = .done
+            e.serverInit(width: w, height: h, format: pf, name: ServerText.printable(name))
+        case .done:
+            throw ProtocolError("internal: the handshake is over")
         }
         return true
     }
 
-    func handleVersion(_ s: String) throws {
+    private func handleVersion(_ s: String) throws {
         // "RFB xxx.yyy\n"
         let u = Array(s.utf8)
         guard u.count == 12, s.hasPrefix("RFB "), u[7] == UInt8(ascii: "."), u[11] == 10,
@@ -148,17 +184,16 @@ extension ClientEngine {
         if major < 3 || (major == 3 && minor < 3) {
             throw ProtocolError("server speaks RFB \(major).\(minor), older than 3.3, which this viewer does not support")
         }
-        if major == 3 && minor < 7 { minorVersion = 3 }
-        else if major == 3 && minor == 7 { minorVersion = 7 }
-        else { minorVersion = 8 }
-        output += Array(String(format3(minorVersion)).utf8)
-        phase = .security
-        state = minorVersion == 3 ? .securityType33 : .securityList
+        let ours = major == 3 && minor < 7 ? 3 : major == 3 && minor == 7 ? 7 : 8
+        engine.server.minorVersion = ours
+        engine.writer.writeVersion(minor: ours)
+        engine.phase = .security
+        state = ours == 3 ? .securityType33 : .securityList
     }
 
-    func startInit() {
-        output.append(settings.shared ? 1 : 0)
-        phase = .initialising
+    private func startInit() {
+        engine.writer.writeClientInit(shared: settings.shared)
+        engine.phase = .initialising
         state = .serverInit
     }
 
@@ -179,34 +214,36 @@ extension ClientEngine {
         case .none:
             break
         }
-        if phase != .awaitingCredentials {
+        if engine.phase != .awaitingCredentials {
             let q = EngineEvent.credentialsRequired(CredentialRequest(method: method, needsUsername: needsUsername,
                                                                       server: settings.serverDescription,
                                                                       channel: channelProtection))
-            events.append(q)
-            question = q
-            phaseBeforeQuestion = phase
-            phase = .awaitingCredentials
+            ask(q, phase: .awaitingCredentials)
         }
         throw AwaitingAnswer()
     }
 
+    private func ask(_ q: EngineEvent, phase: ClientEngine.Phase) {
+        engine.events.append(q)
+        question = q
+        phaseBeforeQuestion = engine.phase
+        engine.phase = phase
+    }
+
     /// The failure for a login the server answered with a close or with nonsense instead of
     /// a SecurityResult and ServerInit: it refused the credentials without saying so properly.
-    func refusedLogin() -> ProtocolError {
+    private func refusedLogin() -> ProtocolError {
         // the server said no, as a failed SecurityResult would: retrying cannot help
-        if phaseAtFailure == nil { phaseAtFailure = .authenticating }
+        if engine.phaseAtFailure == nil { engine.phaseAtFailure = .authenticating }
         let what = usernameAsked ? "user name or password" : "password"
         return ProtocolError("the server closed the connection after the login; the \(what) was probably refused")
     }
 
-    /// The transport reached the end of the stream (the thread that feeds the engine). What the
-    /// engine knows of why, as the error that ends the connection; nil when it knows nothing
-    /// more than that the connection closed.
-    public func connectionClosed() -> ProtocolError? {
+    /// The stream ended here: a refused login when credentials went out just before, else nil.
+    func connectionClosed() -> ProtocolError? {
         switch state {
         case .securityResult, .serverInit:
-            return credentialsSent ? fail(refusedLogin()) : nil
+            return credentialsSent ? refusedLogin() : nil
         default:
             return nil
         }
@@ -216,7 +253,7 @@ extension ClientEngine {
     /// Clear when nothing is encrypted; authenticated only when the server's certificate
     /// verified through an authority or its certificate or key is the one remembered;
     /// otherwise (anonymous TLS, ARD, an identity seen for the first time) anonymous.
-    public var channelProtection: ChannelProtection {
+    var channelProtection: ChannelProtection {
         guard let m = chosenMethod, m.protectsCredentials else { return .clear }
         switch peerIdentity {
         case .authority, .remembered: return .authenticated
@@ -231,73 +268,47 @@ extension ClientEngine {
         case .known?: peerIdentity = .remembered; return
         case .reject(let why)?: throw ProtocolError(why)
         case nil:
-            if phase != .awaitingTrust {
-                events.append(.trustRequired(id))
-                question = .trustRequired(id)
-                phaseBeforeQuestion = phase
-                phase = .awaitingTrust
-            }
+            if engine.phase != .awaitingTrust { ask(.trustRequired(id), phase: .awaitingTrust) }
             throw AwaitingAnswer()
         }
     }
 
-    /// The answer to `.credentialsRequired`; parsing goes on with what is buffered. A user
-    /// name the method needs and did not get fails the handshake. The engine keeps `c` only
-    /// until it is sent.
-    public func provideCredentials(_ c: consuming Credentials) throws {
-        guard phase == .awaitingCredentials else { return }
-        guard case .credentialsRequired(let req)? = lastQuestion, !req.needsUsername || !c.username.isEmpty else {
-            throw fail(ProtocolError("the login needs a user name, and none was given"))
-        }
+    /// `.credentialsRequired` answered: kept until the unit that asked sent them. False when
+    /// the login needs a user name and none came.
+    func answer(_ c: consuming Credentials) -> Bool {
+        guard case .credentialsRequired(let req)? = lastQuestion, !req.needsUsername || !c.username.isEmpty else { return false }
         answeredCredentials = consume c
-        phase = phaseBeforeQuestion
-        try parse()
+        engine.phase = phaseBeforeQuestion
+        return true
     }
 
-    /// The answer to `.trustRequired`: accepted, or refused with the reason shown.
-    public func answerTrust(_ d: TrustDecision) throws {
-        guard phase == .awaitingTrust, case .trustRequired(let id)? = lastQuestion else { return }
+    /// `.trustRequired` answered. False when no such question waits.
+    func answer(_ d: TrustDecision) -> Bool {
+        guard engine.phase == .awaitingTrust, case .trustRequired(let id)? = lastQuestion else { return false }
         answeredTrust[id.fingerprint] = d
-        phase = phaseBeforeQuestion
-        try parse()
-    }
-
-    /// Ends a handshake that waits on a question nobody can answer (the user cancelled, no
-    /// terminal to ask on): the connection fails with `reason`.
-    public func cancelHandshake(_ reason: String) -> ProtocolError {
-        fail(ProtocolError(reason))
+        engine.phase = phaseBeforeQuestion
+        return true
     }
 
     /// The question the engine waits on, if any.
-    public var lastQuestion: EngineEvent? {
-        switch phase {
+    var lastQuestion: EngineEvent? {
+        switch engine.phase {
         case .awaitingCredentials, .awaitingTrust: return question
         default: return nil
         }
     }
 
-    // MARK: security hooks
+    // MARK: SecurityContext
 
-    func send(_ bytes: [UInt8]) { output += bytes }
+    func send(_ bytes: [UInt8]) { engine.writer.write(bytes) }
 
-    func sendSecret(_ bytes: inout [UInt8]) {
-        output += bytes
-        VNCAuth.wipe(&bytes)
-        outputHoldsSecret = true
-    }
+    func sendSecret(_ bytes: inout [UInt8]) { engine.writer.writeSecret(&bytes) }
 
     func verifiedByAuthority(fingerprint: [UInt8]) { peerIdentity = .authority(fingerprint: fingerprint) }
 
-    func startChannel(_ ch: SecureChannel) {
-        flushOutput()   // what is queued was meant to go out before encryption starts
-        channel = ch
-        channelStarting = true
-    }
+    func startChannel(_ ch: SecureChannel) { engine.startChannel(ch) }
 
-    func stopChannel() {
-        flushOutput()   // the last encrypted message goes out before the channel ends
-        channelStopping = true
-    }
+    func stopChannel() { engine.stopChannel() }
 
     func describeSecurity(_ s: String) { securityDescription = s }
 
@@ -309,7 +320,9 @@ extension ClientEngine {
         return ProtocolError("refusing to connect: \(settings.serverDescription) was reached with \(before) before and now offers only \(offered), which is weaker; someone may be intercepting the connection. If the server's set-up really changed, name the weaker type in the accepted security types")
     }
 
-    private func format3(_ minor: Int) -> String { "RFB 003.00\(minor)\n" }
-
-    func sanitize(_ s: String) -> String { ServerText.printable(s, limit: 500) }
+    private func sanitize(_ s: String) -> String { ServerText.printable(s, limit: 500) }
 }
+
+/// Thrown inside a parse when the engine has asked a question (credentials, trust): the unit
+/// is rolled back and parsed again after the answer. Never escapes the engine.
+struct AwaitingAnswer: Error {}

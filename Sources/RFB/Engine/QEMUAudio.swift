@@ -12,14 +12,20 @@ public struct AudioFormat: Equatable, Sendable {
     }
 }
 
-extension ClientEngine {
+/// A QEMU server message (255), after its type, as the engine acts on it.
+enum QEMUServerMessage {
+    case audioEnded, audioBegan
+    case audioData([UInt8])
+    /// Data of this many bytes to skip as it arrives (sound turned off since it was sent).
+    case skip(Int)
+
     /// Largest audio data message taken (a second of 48 kHz stereo 32-bit is 384 KB).
     static let maxAudioChunk = 1 << 20
 
-    /// Server message 255 (QEMU): only the audio submessage is defined for servers. QEMU sends
-    /// audio only after our enable: from a server never asked it is refused; after we turned
-    /// it off, what was already on its way is skipped as it arrives (never buffered whole).
-    func parseQEMUServerMessage(_ r: inout ByteReader) throws {
+    /// Only the audio submessage is defined for servers. QEMU sends audio only after our
+    /// enable: from a server never `asked` it is refused; after we turned it off (`on` false),
+    /// data already on its way is skipped (never buffered whole).
+    static func parse(_ r: inout ByteReader, asked: Bool, on: Bool) throws -> QEMUServerMessage? {
         try r.require(3)
         let sub = r.base[r.pos]
         guard sub == 1 else { throw ProtocolError("QEMU server message with submessage \(sub); only 1 (audio) exists") }
@@ -27,47 +33,31 @@ extension ClientEngine {
         guard op <= 2 else {
             throw ProtocolError("QEMU audio operation \(op); servers send 0 (end), 1 (begin) and 2 (data)")
         }
-        guard audio.asked else {
+        guard asked else {
             throw ProtocolError("the server sent QEMU audio (operation \(op)) though this viewer never asked for sound")
         }
         switch op {
         case 0:
             r.pos += 3
-            if audio.on { events.append(.audioEnded) }
+            return on ? .audioEnded : nil
         case 1:
             r.pos += 3
-            if audio.on { events.append(.audioBegan) }
+            return on ? .audioBegan : nil
         default:
             try r.require(7)
             let b = r.base + r.pos + 3
             let n = Int(b[0]) << 24 | Int(b[1]) << 16 | Int(b[2]) << 8 | Int(b[3])
-            guard n <= ClientEngine.maxAudioChunk else {
-                throw ProtocolError("QEMU audio data of \(n) bytes, over the \(ClientEngine.maxAudioChunk)-byte limit")
+            guard n <= maxAudioChunk else {
+                throw ProtocolError("QEMU audio data of \(n) bytes, over the \(maxAudioChunk)-byte limit")
             }
-            guard audio.on else {
+            guard on else {
                 r.pos += 7
-                if n > 0 { state = .skipping(n) }
-                return
+                return n > 0 ? .skip(n) : nil
             }
             try r.require(7 + n)
             r.pos += 7
             let p = try r.bytes(n)
-            events.append(.audioData(Array(UnsafeBufferPointer(start: p, count: n))))
-        }
-    }
-
-    /// Asks the server (QEMU) to stream its audio in `format`, or to stop.
-    public func setAudio(enabled: Bool, format: AudioFormat = .s16Stereo44k) {
-        guard phase == .normal else { return }
-        audio.on = enabled
-        if enabled {
-            audio.asked = true
-            let f = format.frequency
-            output += [255, 1, 0, 2, format.sampleFormat, format.channels,
-                       UInt8(f >> 24), UInt8(f >> 16 & 0xff), UInt8(f >> 8 & 0xff), UInt8(f & 0xff)]
-            output += [255, 1, 0, 0]
-        } else {
-            output += [255, 1, 0, 1]
+            return .audioData(Array(UnsafeBufferPointer(start: p, count: n)))
         }
     }
 }

@@ -81,12 +81,13 @@ extension ViewerWindow {
     /// file is closed and a notice says where it is and why it ended.
     func endRecording(_ r: SessionRecorder) {
         session.stopRecording()
+        r.close()
         recorder = nil
         router?.recording = false
         let size = { (n: Int) in ByteCountFormatter.string(fromByteCount: Int64(n), countStyle: .file) }
         let figures = String(format: "%.0f s, %@", r.seconds, size(r.fileBytes))
         if r.limitReached {
-            let line = "Recording stopped at its size limit (\(SessionRecorder.sizeText(r.maxBytes ?? r.fileBytes))): \(r.path)"
+            let line = "Recording stopped at its size limit (\(RecordingLimit.sizeText(r.maxBytes ?? r.fileBytes))): \(r.path)"
             FileHandle.standardError.write(Data("viewer: \(line)\n".utf8))
             showNotice(line)
         } else {
@@ -97,6 +98,6 @@ extension ViewerWindow {
 
     /// Before teardown: a recording in progress is closed (what was written stays playable).
     func finishRecording() {
-        if recorder != nil { session.stopRecording(); recorder = nil }
+        if let r = recorder { session.stopRecording(); r.close(); recorder = nil }
     }
 }

@@ -1,4 +1,5 @@
 import CSDL2
+import FarcastTools
 import Foundation
 import Interaction
 import RFB
@@ -63,7 +64,7 @@ public final class ViewerWindow {
     /// The session recording while one runs (menu or Ctrl+Alt+R), with its red dot.
     var recorder: SessionRecorder?
     /// Where a recording stops by itself (`--recording-max-size`); set before `run()`.
-    public var recordingMaxBytes: Int? = SessionRecorder.defaultMaxBytes
+    public var recordingMaxBytes: Int? = RecordingLimit.defaultMaxBytes
     /// `viewer play`: the recording being played; set before `run()`.
     public var player: Player?
     /// `--rotate`: degrees clockwise the picture is turned on the screen; set before `run()`.

@@ -1,17 +1,18 @@
 import Foundation
 import RFB
 
-/// `viewer record`: connect without a window and record the session into an FBS file until
-/// the time is up, `shouldStop` says so (a signal), or the server ends the connection.
+/// `viewer record`: connect without a window and give the session's messages to `recorder`
+/// (an FBS file's writer) until the time is up, `shouldStop` says so (a signal), the recorder
+/// fails (`failure`, e.g. a full disk) or the server ends the connection.
 public enum HeadlessRecording {
     public struct Result: Sendable {
-        public var seconds: Double
         public var updates: Int
-        public var bytes: Int
         public var serverClosed: Bool
     }
 
-    public static func run(_ plan: ConnectionPlan, options: SnapshotOptions, recorder: SessionRecorder,
+    /// `destination` names where the recording goes, for the log.
+    public static func run(_ plan: ConnectionPlan, options: SnapshotOptions, recorder: any RecordingObserver,
+                           to destination: String, failure: @escaping () -> String?,
                            seconds: Double?, shouldStop: @escaping @Sendable () -> Bool,
                            log: @escaping @Sendable (String) -> Void) throws -> Result {
         let session = Session(plan: plan, settings: options.settings)
@@ -33,7 +34,7 @@ public enum HeadlessRecording {
                 case .ready(let name, let w, let h):
                     ready = true
                     readyAt = monotonicSeconds()
-                    log("recording '\(name)' \(w)x\(h) to \(recorder.path)")
+                    log("recording '\(name)' \(w)x\(h) to \(destination)")
                 case .updateEnded: updates += 1
                 default: Snapshot.answer(ev, session, options)
                 }
@@ -47,11 +48,11 @@ public enum HeadlessRecording {
             case .closed: break loop
             default: break
             }
-            if let failure = recorder.failure { throw ProtocolError(failure) }
+            if let failure = failure() { throw ProtocolError(failure) }
             if ready, let s = seconds, monotonicSeconds() - readyAt >= s { break }
             bell.wait(seconds: 0.2)
         }
-        if let failure = recorder.failure { throw ProtocolError(failure) }
-        return Result(seconds: recorder.seconds, updates: updates, bytes: recorder.bytes, serverClosed: serverClosed)
+        if let failure = failure() { throw ProtocolError(failure) }
+        return Result(updates: updates, serverClosed: serverClosed)
     }
 }

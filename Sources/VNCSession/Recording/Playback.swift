@@ -54,7 +54,7 @@ public final class PlaybackClock: @unchecked Sendable {
 /// straight decode reaches at that time. What the session sends is dropped.
 public final class PlaybackTransport: Transport, @unchecked Sendable {
     public let peer: String
-    private let recording: FBSRecording
+    private let recording: RecordedStream
     private let clock: PlaybackClock
     private let lock = NSLock()
     private var next = 0          // next block index
@@ -63,7 +63,7 @@ public final class PlaybackTransport: Transport, @unchecked Sendable {
     /// Never written: `fd` exists for callers that poll it; waits go through `waitReadable`.
     private let idle: (read: Int32, write: Int32)
 
-    public init(_ recording: FBSRecording, clock: PlaybackClock, name: String) {
+    public init(_ recording: RecordedStream, clock: PlaybackClock, name: String) {
         self.recording = recording
         self.clock = clock
         peer = name

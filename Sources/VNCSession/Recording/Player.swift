@@ -5,13 +5,13 @@ import RFB
 /// The window treats `session` like any other (zoom, screens, screenshots work as live);
 /// the controls here are called from the main thread.
 public final class Player: @unchecked Sendable {
-    public let recording: FBSRecording
+    public let recording: RecordedStream
     public let clock: PlaybackClock
     public let session: Session
     /// Start again from the beginning at the end (a kiosk's demo loop).
     public var loop = false
 
-    public init(recording: FBSRecording, name: String, clock: PlaybackClock = PlaybackClock()) {
+    public init(recording: RecordedStream, name: String, clock: PlaybackClock = PlaybackClock()) {
         self.recording = recording
         self.clock = clock
         var settings = ClientSettings()

@@ -58,7 +58,7 @@ public final class Session: @unchecked Sendable {
     /// `reconnectNow()`: end this connection and open the next at once (a playback seek).
     var reconnectRequested = false
     /// Where server messages are recorded (`startRecording`), nil when not recording.
-    var recorder: SessionRecorder?
+    var recorder: (any RecordingObserver)?
     /// Events for the front end, bounded however slowly it reads (EventQueue.swift).
     var events = EventQueue()
     var commands: [Command] = []
@@ -76,14 +76,9 @@ public final class Session: @unchecked Sendable {
     /// The framebuffer the front end reads: the engine's, or between connections the last one
     /// (the window keeps showing it, dimmed, while reconnecting).
     var current: Framebuffer?
-    /// Mirrors of engine state for other threads, refreshed after each engine call.
-    var mirror = Mirror()
-    struct Mirror {
-        var desktopName = ""
-        var screenLayout: ScreenLayout?
-        var supportsSetDesktopSize = false
-        var link = LinkSummary()
-    }
+    /// What other threads read of the connection (`snapshot`), replaced whole after each
+    /// engine call and each link measurement.
+    var published = SessionSnapshot()
     /// Adaptive quality (SessionLink.swift): nil leaves the settings as they are. Set before `start()`.
     public var adaptiveQuality: AdaptiveQuality.Pins?
     /// Without fences, measure the round trip with a 1x1 full request each second: the window
@@ -139,11 +134,15 @@ public final class Session: @unchecked Sendable {
     // MARK: reading (any thread)
 
     public var state: State { lock.withLock { _state } }
-    public var desktopName: String { lock.withLock { mirror.desktopName } }
-    /// The server's screens from its last ExtendedDesktopSize; nil until it sent one.
-    public var screenLayout: ScreenLayout? { lock.withLock { mirror.screenLayout } }
-    /// Whether the server takes SetDesktopSize (it has sent ExtendedDesktopSize).
-    public var supportsSetDesktopSize: Bool { lock.withLock { mirror.supportsSetDesktopSize } }
+    /// What the server told the connection and how the link looks, as one value taken under
+    /// the session's lock (any thread; the window reads it once per frame).
+    public var snapshot: SessionSnapshot { lock.withLock { published } }
+    /// `snapshot.server.name` (thin accessor until the window reads `snapshot`).
+    public var desktopName: String { snapshot.server.name }
+    /// `snapshot.server.screenLayout` (thin accessor until the window reads `snapshot`).
+    public var screenLayout: ScreenLayout? { snapshot.server.screenLayout }
+    /// `snapshot.server.supportsSetDesktopSize` (thin accessor until the window reads `snapshot`).
+    public var supportsSetDesktopSize: Bool { snapshot.server.supportsSetDesktopSize }
 
     /// Events since the last call, in order (the front end's thread).
     public func takeEvents() -> [EngineEvent] { lock.withLock { events.take() } }
@@ -227,20 +226,18 @@ public final class Session: @unchecked Sendable {
         wakeup.lock(); wakeup.broadcast(); wakeup.unlock()
     }
 
-    /// Records the server's messages into `r` from the next message boundary (a full update is
-    /// asked for, so the recording starts with a whole picture), across reconnections too.
-    public func startRecording(_ r: SessionRecorder) {
+    /// Gives the server's messages to `r` from the next message boundary (a full update is
+    /// asked for, so the recording starts with a whole picture), across reconnections too. The
+    /// session thread calls `r`; whoever made it closes it after `stopRecording`.
+    public func startRecording(_ r: any RecordingObserver) {
         lock.withLock { recorder = r }
         signalSessionThread()
     }
 
-    /// Stops recording and closes the file; returns the recorder (its figures), if any.
-    @discardableResult
-    public func stopRecording() -> SessionRecorder? {
-        let r: SessionRecorder? = lock.withLock { defer { recorder = nil }; return recorder }
-        r?.close()
+    /// Stops recording: the session thread takes the observer off at once (any thread).
+    public func stopRecording() {
+        lock.withLock { recorder = nil }
         signalSessionThread()
-        return r
     }
 
     public var isRecording: Bool { lock.withLock { recorder != nil } }

@@ -90,10 +90,10 @@ extension Session {
     /// SetDesktopSize: the answer arrives as `.desktopSizeRequestResult`. Throws
     /// `DesktopSizeRequestError` without sending when not ready, unsupported or invalid.
     public func requestDesktopSize(width: Int, height: Int, screens: [Screen]? = nil) throws {
-        let (ready, supported, layout) = lock.withLock { (_state == .ready, mirror.supportsSetDesktopSize, mirror.screenLayout) }
+        let (ready, server) = lock.withLock { (_state == .ready, published.server) }
         guard ready else { throw DesktopSizeRequestError("not connected") }
         let list = try ClientEngine.desktopSizeScreens(width: width, height: height, screens: screens,
-                                                       supported: supported, current: layout)
+                                                       supported: server.supportsSetDesktopSize, current: server.screenLayout)
         enqueue(.desktopSize(width: width, height: height, screens: list))
     }
 

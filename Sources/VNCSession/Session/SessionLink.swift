@@ -113,7 +113,7 @@ extension Session {
         guard c.ready, e.phase == .normal else { return }
         if now >= c.link.nextProbe {
             c.link.nextProbe = now + Session.probeInterval
-            if e.serverSupportsFence {
+            if e.server.supportsFence {
                 if let id = c.link.monitor.startProbe(at: now) {
                     e.sendRoundTripFence([UInt8(id >> 24), UInt8(id >> 16 & 0xff), UInt8(id >> 8 & 0xff), UInt8(id & 0xff)])
                 }
@@ -145,7 +145,7 @@ extension Session {
         guard now - c.link.lastSummary >= 0.25 else { return }
         c.link.lastSummary = now
         let s = summary(c, now: now)
-        lock.withLock { mirror.link = s }
+        lock.withLock { published = SessionSnapshot(server: published.server, link: s) }
         // -v: a line when something changed noticeably, at most every 2 s
         if now - c.link.lastLog >= 2, c.link.logged.map({ Session.differs($0, s) }) ?? true {
             c.link.lastLog = now
@@ -160,7 +160,7 @@ extension Session {
         s.encoding = e.lastEncoding.map { Encoding.name($0) } ?? ""
         let q = e.settings.jpegQuality.map { "JPEG quality \($0)" } ?? "lossless"
         s.quality = q + (e.settings.compressLevel.map { ", compression \($0)" } ?? "")
-            + (e.converter.format.bitsPerPixel < 16 ? ", 8-bit colour" : "")
+            + (e.pixelFormat.bitsPerPixel < 16 ? ", 8-bit colour" : "")
         s.adaptive = c.link.adaptive != nil
         s.roundTrip = m.roundTrip
         s.throughput = m.throughput(at: now)
@@ -168,7 +168,7 @@ extension Session {
         s.updatesPerSecond = m.updatesPerSecond(at: now)
         s.decodePerUpdate = m.decodePerUpdate(at: now)
         s.continuousUpdates = e.continuousUpdatesActive
-        s.fences = e.serverSupportsFence
+        s.fences = e.server.supportsFence
         s.counters = e.counters
         return s
     }
@@ -183,6 +183,6 @@ extension Session {
             || far(a.roundTrip, b.roundTrip) || far(a.throughput, b.throughput) || far(a.updatesPerSecond, b.updatesPerSecond)
     }
 
-    /// The link as last measured (any thread): the connection-info panel reads it.
-    public var link: LinkSummary { lock.withLock { mirror.link } }
+    /// `snapshot.link`: the link as last measured (thin accessor until the window reads `snapshot`).
+    public var link: LinkSummary { snapshot.link }
 }

@@ -30,8 +30,8 @@ extension Session {
         var lastPointer = (x: 0, y: 0)
         /// Rect pixels decoded when the front end was last woken.
         var pixelsSeen = 0
-        /// The recorder tapping this connection's engine.
-        var recorder: SessionRecorder?
+        /// The recording observer on this connection's engine.
+        var recorder: (any RecordingObserver)?
         /// Bytes received so far, and where the current stall window started (time, bytes).
         var received = 0
         var stallWindow: (start: Double, bytes: Int)?
@@ -230,14 +230,14 @@ extension Session {
 
     /// Puts the recorder the front end chose on this connection's engine (or takes it off).
     private func syncRecorder(_ c: inout Connection) {
-        let wanted: SessionRecorder? = lock.withLock { recorder }
+        let wanted: (any RecordingObserver)? = lock.withLock { recorder }
         guard wanted !== c.recorder else { return }
         c.recorder = wanted
         if let wanted {
-            c.engine.startTap(wanted)
+            c.engine.startRecording(wanted)
             if c.ready { c.engine.requestUpdate(incremental: false) }
         } else {
-            c.engine.stopTap()
+            c.engine.stopRecording()
         }
     }
 
@@ -247,7 +247,7 @@ extension Session {
         // wayvnc before 0.6 (neatvnc before its "remote closing TLS connection" fix; Debian
         // 12's 0.5) spins a core for ever on a client's close_notify. It names every desktop
         // "WayVNC"; an error line in its log is the lesser harm.
-        guard e.desktopName != "WayVNC" else { return }
+        guard e.server.name != "WayVNC" else { return }
         e.closeSecureChannel()
         let bye = e.takeOutput()
         if !bye.isEmpty { _ = t.trySend(bye) }
@@ -367,9 +367,7 @@ extension Session {
         if becameReady { c.ready = true }
         lock.withLock {
             if let fb = e.framebuffer { current = fb }
-            mirror.desktopName = e.desktopName
-            mirror.screenLayout = e.screenLayout
-            mirror.supportsSetDesktopSize = e.supportsSetDesktopSize
+            if published.server != e.server { published = SessionSnapshot(server: e.server, link: published.link) }
             if becameReady { _state = .ready }
             events.append(out)
         }

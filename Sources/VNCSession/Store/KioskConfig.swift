@@ -25,7 +25,7 @@ public struct KioskConfig: Equatable, Sendable {
     public var screenshots = false
     public var recording = false
     /// Where a recording stops (bytes).
-    public var recordingMaxBytes = SessionRecorder.defaultMaxBytes
+    public var recordingMaxBytes = RecordingLimit.defaultMaxBytes
 
     public static let defaultPath = "/etc/farcast/kiosk.conf"
     static let keys = ["host", "password-file", "username", "security", "input", "monitor", "scale", "quality",
@@ -103,7 +103,7 @@ public struct KioskConfig: Equatable, Sendable {
             case "screenshots": c.screenshots = try yesNo()
             case "recording": c.recording = try yesNo()
             case "recording-max-size":
-                guard let n = SessionRecorder.parseSize(value), n >= SessionRecorder.minimumMaxBytes else {
+                guard let n = RecordingLimit.parseSize(value), n >= RecordingLimit.minimumMaxBytes else {
                     throw fail("recording-max-size takes a size from 64K, such as 200M or 2G, not '\(value)'")
                 }
                 c.recordingMaxBytes = n

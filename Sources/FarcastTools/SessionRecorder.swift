@@ -5,18 +5,21 @@ import RFB
 /// shared/tools/rfbrec.py write, so `viewer play`, `viewer bench` and rfbreplay.py read it.
 ///
 /// What is written is the decrypted message stream (a TLS or RSA-AES session records like any
-/// other) after a handshake of our own: RFB 3.8, security None, and a ServerInit with the size
-/// and pixel format the messages are in. A recording started mid-session begins at a message
-/// boundary and the session asks for a full update, so it starts with a whole picture. Blocks
-/// are written as they arrive, stamped with milliseconds since the recording began.
+/// other) as `RecordingFilter` keeps it, after a handshake of our own: RFB 3.8, security None,
+/// and a ServerInit with the size and pixel format the messages are in. A recording started
+/// mid-session begins at a message boundary and the session asks for a full update, so it
+/// starts with a whole picture. Blocks are written as they arrive, stamped with milliseconds
+/// since the recording began.
 ///
 /// With `maxBytes`, the file never grows past it: the block that would cross it is not
 /// written, the file is closed (whole blocks only, so it plays to that point) and `stopped`
 /// says why; `onStop` tells the front end.
 ///
-/// The engine's thread writes; any thread may `close()`. Files are made by `PrivateFile` (mode
-/// 0600, exclusively, no link followed): a recording holds whatever was on the remote screen.
-public final class SessionRecorder: MessageTap, @unchecked Sendable {
+/// The engine's thread writes (a session gives it to each connection's engine); any thread may
+/// `close()`, and whoever made the recorder closes it. The file is the caller's to make
+/// (`PrivateFile`: mode 0600, exclusively, no link followed): a recording holds whatever was
+/// on the remote screen.
+public final class SessionRecorder: RecordingObserver, @unchecked Sendable {
     public let path: String
     /// The largest the file may grow (bytes, FBS framing included); nil: no limit.
     public let maxBytes: Int?
@@ -25,6 +28,8 @@ public final class SessionRecorder: MessageTap, @unchecked Sendable {
     private var startedAt: Double?
     private var size: (w: Int, h: Int)?
     private var clock: () -> Double
+    /// What of the stream is kept; its output is written as blocks. Engine thread.
+    private lazy var filter = RecordingFilter { [unowned self] in written($0) }
     /// Message bytes written so far (not counting the FBS framing).
     public private(set) var bytes = 0
     /// Bytes in the file so far (header and framing included).
@@ -37,23 +42,9 @@ public final class SessionRecorder: MessageTap, @unchecked Sendable {
     /// or a write error); set before the recording starts.
     public var onStop: (@Sendable () -> Void)?
 
-    /// The window's limit when none is given (`--recording-max-size`, kiosk.conf's
-    /// `recording-max-size`): hours of a busy desktop, and no full disk from a recording
-    /// nobody stopped.
-    public static let defaultMaxBytes = 1 << 30
-    /// The smallest limit taken: less does not hold one full picture of a small desktop.
-    public static let minimumMaxBytes = 64 << 10
-
-    /// Into `path` (`-o FILE`): a regular file there is replaced, a link is not followed.
-    public convenience init(path: String, maxBytes: Int? = nil, clock: @escaping () -> Double = monotonicSeconds) throws {
-        let fd: Int32
-        do { fd = try PrivateFile.create(path, replacingRegularFile: true) } catch {
-            throw TransportError("the recording: \(error)")
-        }
-        self.init(path: path, fileDescriptor: fd, maxBytes: maxBytes, clock: clock)
-    }
-
-    /// Into a file already made (`PrivateFile.createFresh`); the recorder closes `fileDescriptor`.
+    /// Into the file `fileDescriptor` (made for `path`, which names it in messages); the
+    /// recorder writes the FBS header now and closes `fileDescriptor` in `close()`. `clock`:
+    /// monotonic seconds.
     public init(path: String, fileDescriptor: Int32, maxBytes: Int? = nil, clock: @escaping () -> Double = monotonicSeconds) {
         self.path = path
         self.maxBytes = maxBytes
@@ -77,25 +68,8 @@ public final class SessionRecorder: MessageTap, @unchecked Sendable {
     /// The recording stopped by itself (the size limit or a write error).
     public var stopped: Bool { lock.withLock { limitReached || failure != nil } }
 
-    /// A limit as `parseSize` reads it back: "1 GiB", "200 MiB", "64 KiB", else bytes.
-    public static func sizeText(_ n: Int) -> String {
-        for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] where n >= 1 << shift && n % (1 << shift) == 0 {
-            return "\(n >> shift) \(unit)"
-        }
-        return "\(n) bytes"
-    }
-
-    /// "200M", "1G", "512K" or plain bytes (K, M, G: 1024-based; "MiB" and "MB" read alike).
-    public static func parseSize(_ text: String) -> Int? {
-        var t = text.trimmingCharacters(in: .whitespaces).uppercased()
-        for suffix in ["IB", "B"] where t.hasSuffix(suffix) && t.count > suffix.count { t.removeLast(suffix.count); break }
-        var shift = 0
-        if let last = t.last, let i = ["K", "M", "G", "T"].firstIndex(of: String(last)) { shift = 10 * (i + 1); t.removeLast() }
-        guard let n = Int(t.trimmingCharacters(in: .whitespaces)), n > 0, n <= Int.max >> shift else { return nil }
-        return n << shift
-    }
-
-    public func tapStarted(width: Int, height: Int, name: String, format: PixelFormat) {
+    public func recordingStarted(at offset: Int, width: Int, height: Int, name: String, format: PixelFormat) {
+        filter.start(at: offset)
         lock.withLock {
             guard fd >= 0 else { return }
             guard let size else {
@@ -115,7 +89,12 @@ public final class SessionRecorder: MessageTap, @unchecked Sendable {
         notifyIfStopped()
     }
 
-    public func tapped(_ data: UnsafeRawBufferPointer) {
+    public func parsed(_ unit: ServerUnit, from: Int, to: Int) { filter.parsed(unit, from: from, to: to) }
+
+    public func consumed(_ bytes: UnsafeRawBufferPointer, at offset: Int) { filter.consumed(bytes, at: offset) }
+
+    /// What the filter kept.
+    private func written(_ data: UnsafeRawBufferPointer) {
         lock.withLock {
             guard fd >= 0, startedAt != nil else { return }
             if writeBlock(data) { bytes += data.count }

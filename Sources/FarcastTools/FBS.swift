@@ -1,23 +1,15 @@
-/// An FBS 001.000 recording (rfbproxy, vncrec, shared/tools/rfbrec.py): the server's side of a
-/// session from its first byte, as blocks `[u32 BE length][data padded to 4][u32 BE ms]`.
-/// Pure bytes in and out: reading files is the caller's business.
-public struct FBSRecording: Sendable {
-    /// All block payloads back to back.
-    public let stream: [UInt8]
-    /// End offset in `stream` of each block (blocks are fed one by one, as they were received).
-    public let blockEnds: [Int]
-    /// Each block's time in milliseconds since the recording started.
-    public let blockTimes: [UInt32]
+import RFB
 
-    static let magic = Array("FBS 001.".utf8)
+/// FBS 001.000 (rfbproxy, vncrec, shared/tools/rfbrec.py): a server's side of a session from its
+/// first byte, as blocks `[u32 BE length][data padded to 4][u32 BE ms]` after a 12-byte header.
+/// Pure bytes in and out: reading and writing files is the caller's business.
+extension RecordedStream {
+    static let fbsMagic = Array("FBS 001.".utf8)
 
-    /// Milliseconds from the start to the last block.
-    public var durationMs: UInt32 { blockTimes.last ?? 0 }
-
-    /// Parses the file's bytes. A truncated final block is dropped (recorders stop mid-write);
-    /// anything else malformed is an error naming the offset.
-    public init(bytes: [UInt8]) throws {
-        guard bytes.count >= 12, Array(bytes[0..<8]) == FBSRecording.magic else {
+    /// Parses an FBS file's bytes. A truncated final block is dropped (recorders stop
+    /// mid-write); anything else malformed is an error naming the offset.
+    public init(fbs bytes: [UInt8]) throws {
+        guard bytes.count >= 12, Array(bytes[0..<8]) == RecordedStream.fbsMagic else {
             throw ProtocolError("not an FBS recording (expected an 'FBS 001.xxx' header)")
         }
         var out: [UInt8] = []
@@ -37,19 +29,7 @@ public struct FBSRecording: Sendable {
             times.append(max(times.last ?? 0, u32(off + 4 + padded)))
             off += 4 + padded + 4
         }
-        stream = out
-        blockEnds = ends
-        blockTimes = times
-    }
-
-    /// Number of blocks whose time is at most `ms` (a seek feeds exactly these at once).
-    public func blocks(upTo ms: UInt32) -> Int {
-        var lo = 0, hi = blockTimes.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if blockTimes[mid] <= ms { lo = mid + 1 } else { hi = mid }
-        }
-        return lo
+        self.init(stream: out, blockEnds: ends, blockTimes: times)
     }
 }
 
