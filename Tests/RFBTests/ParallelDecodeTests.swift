@@ -12,11 +12,11 @@ final class ParallelDecodeTests: XCTestCase {
 
     /// `everything`: every Tight rect goes to the workers, however small (the corpus runs use
     /// both this and the size threshold).
-    func engine(threads: Int, everything: Bool = false) -> ClientEngine {
+    func engine(threads: Int, everything: Bool = false, workers: DecodeWorkers? = nil) -> ClientEngine {
         var s = ClientSettings()
         s.password = Array("recorded".utf8)
         s.decodeThreads = threads
-        let e = ClientEngine(settings: s)
+        let e = ClientEngine(settings: s, workers: workers)
         if everything { e.jobs?.minPixels = 0 }
         return e
     }
@@ -244,6 +244,35 @@ final class ParallelDecodeTests: XCTestCase {
         let deadline = Date().addingTimeInterval(10)
         while threadCount() > before + 1 && Date() < deadline { usleep(10_000) }
         XCTAssertLessThanOrEqual(threadCount(), before + 1, "worker threads outlived their engines")
+    }
+
+    /// Worker threads given to engines outlive them: 40 engines, whole updates or cut with rects
+    /// in flight, run on the same (at most 2) threads, which end only with the last reference to them
+    /// (a session's across its reconnections, the fuzz harness's for the process); the pixels
+    /// are those of one thread.
+    func testGivenWorkersOutliveTheirEngines() throws {
+        let before = threadCount()
+        let hello = S.hello(w: 128, h: 64)
+        let update = S.update([jpegRect(0, 0, 64, 32, k: 1), jpegRect(64, 0, 64, 32, k: 2)])
+        let one = engine(threads: 1)
+        try one.feed(hello + update)
+        var workers: DecodeWorkers? = DecodeWorkers(count: 2)
+        for i in 0..<40 {
+            let e = engine(threads: 3, everything: true, workers: workers)
+            try e.feed(hello + (i % 2 == 0 ? update : Array(update.prefix(update.count - 9))))
+            XCTAssertGreaterThan(e.rectsOnWorkers, 0)
+            if i % 2 == 0 {
+                try e.checkWorkers(wait: true)
+                XCTAssertEqual(e.framebuffer?.snapshotPixels(), one.framebuffer?.snapshotPixels())
+            }
+            XCTAssertLessThanOrEqual(threadCount(), before + 2, "engine \(i) made threads of its own")
+        }
+        // (a thread starts with its first job: the first worker with room takes both rects)
+        XCTAssertGreaterThan(threadCount(), before, "the given threads ended with an engine")
+        workers = nil
+        let deadline = Date().addingTimeInterval(10)
+        while threadCount() > before && Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(threadCount(), before, "the given threads outlived their last reference")
     }
 
     // MARK: ZRLE and Hextile

@@ -89,6 +89,9 @@ public final class Session: @unchecked Sendable {
         set { lock.withLock { _probeWithRequests = newValue } }
     }
     private var _probeWithRequests = false
+    /// The threads each connection's engine decodes rects on beside the session thread
+    /// (`settings.decodeThreads` above 1): kept across reconnections, ended with the session.
+    let decodeWorkers: DecodeWorkers?
     /// Wakes the retry wait; `finished` is signalled when the session thread exits.
     let wakeup = NSCondition()
     var threadRunning = false
@@ -102,6 +105,8 @@ public final class Session: @unchecked Sendable {
         self.reconnect = reconnect
         self.liveness = liveness
         self.connector = connector
+        // each thread starts with the first rect handed to it: none for a session that never does
+        decodeWorkers = settings.decodeThreads > 1 ? DecodeWorkers(count: settings.decodeThreads - 1) : nil
         var fds: [Int32] = [-1, -1]
         if pipe(&fds) == 0 {
             for fd in fds {
