@@ -16,7 +16,7 @@ import sys
 
 name, root = sys.argv[1], sys.argv[2]
 decl = re.compile(r'^    (?:@\w+(?:\([^)]*\))? )*(?:public |private |fileprivate |internal )?'
-                  r'(?:internal\(set\) |private\(set\) |public\(set\) )?(?:unowned(?:\(\w+\))? )?(?:lazy )?(var|let) (\w+)(.*)$')
+                  r'(?:internal\(set\) |private\(set\) |public\(set\) )?(?:unowned(?:\(\w+\))? )?(?:weak )?(?:lazy )?(var|let) (\w+)(.*)$')
 stored, files = [], []
 for d, _, fs in os.walk(root):
     for f in sorted(fs):

@@ -101,6 +101,22 @@ public struct ViewerUI: Equatable, Sendable {
     /// The server's screens and the one shown.
     public var screenLayout: ScreenLayout?
     public var monitorChoice: MonitorChoice = .all
+    /// The window fills the screen (the menu shows it checked); the front end sets it when it
+    /// changes the window.
+    public var fullscreen = false
+    /// Whether the session is being recorded, for the menu's check mark; nil: not offered
+    /// (playback).
+    public var recording: Bool? = false
+    /// QEMU's sound: nil when the server has none, else whether it is on.
+    public var audio: Bool?
+    /// The connection-info panel shows.
+    public var info = false
+    /// The server offers xvp power control: the menu has its entries.
+    public var powerControl = false
+    /// Trackpad mode's soft cursor is the pointer (a finger moved it; a mouse motion hides it
+    /// again, the system cursor being where the mouse is). The input controller sets it; the
+    /// window draws the sprite and hides the system cursor from it.
+    public var softCursorShown = false
 
     public init() {}
 

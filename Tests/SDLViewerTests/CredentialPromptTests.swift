@@ -21,7 +21,7 @@ final class CredentialPromptTests: XCTestCase {
         sink = RecordingSink()
         let session = Session(spec: HostSpec(host: "localhost", port: 5999), settings: ClientSettings())
         window = ViewerWindow(session: session)
-        window.router = InputRouter(sink: sink, viewport: Viewport(mode: .fit))
+        window.router = InputController(sink: sink, viewport: Viewport(mode: .fit))
         let log = answers
         prompter = WindowPrompter { log.add($0) }
         window.prompter = prompter

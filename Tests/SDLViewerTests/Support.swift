@@ -35,7 +35,7 @@ final class RecordingSink: InputSink {
     func take() -> [Sent] { defer { sent = [] }; return sent }
 }
 
-/// Synthetic SDL events, pushed through SDL's queue and drained into a router.
+/// Synthetic SDL events, pushed through SDL's queue and drained through `SDLInput`.
 enum Synth {
     static func flush() { SDL_FlushEvents(SDL_FIRSTEVENT.rawValue, SDL_LASTEVENT.rawValue) }
 
@@ -90,13 +90,19 @@ enum Synth {
         push(e)
     }
 
-    /// Everything queued, through the router; returns the window actions in order.
-    @discardableResult
-    static func drain(_ r: InputRouter) -> [RouterAction] {
-        var out: [RouterAction] = []
+    /// Everything queued, through SDL's translation into plain values; the values in order.
+    static func translated() -> [InputEvent] {
+        var input = SDLInput()
+        var out: [InputEvent] = []
         var e = SDL_Event()
-        while SDL_PollEvent(&e) != 0 { out += r.handle(e) }
+        while SDL_PollEvent(&e) != 0 { if let v = input.translate(e) { out.append(v) } }
         return out
+    }
+
+    /// Everything queued, translated and through the controller; returns the window actions in order.
+    @discardableResult
+    static func drain(_ r: InputController) -> [WindowAction] {
+        translated().flatMap { r.handle($0) }
     }
 }
 

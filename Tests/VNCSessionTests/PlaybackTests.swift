@@ -179,7 +179,7 @@ extension PlaybackTests {
         XCTAssertLessThanOrEqual(size, limit)
         XCTAssertEqual(size, rec.fileBytes)
         XCTAssertGreaterThan(size, 8192, "the first update is in")
-        let r = try FBSRecording(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+        let r = try RecordedStream(fbs: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
         let e = ClientEngine(settings: ClientSettings())
         XCTAssertNoThrow(try e.feed(r.stream))
         XCTAssertEqual(e.framebuffer?.pixels[0], 2, "whole blocks: it plays to the second update")

@@ -70,7 +70,7 @@ extension ViewerWindow {
             r.onStop = { wake?.signal() }
             session.startRecording(r)
             recorder = r
-            router?.recording = true
+            router?.ui.recording = true
             showNotice("Recording to \(path) — Ctrl+Alt+R stops")
         } catch {
             showNotice("Recording could not start: \(error)")
@@ -83,7 +83,7 @@ extension ViewerWindow {
         session.stopRecording()
         r.close()
         recorder = nil
-        router?.recording = false
+        router?.ui.recording = false
         let size = { (n: Int) in ByteCountFormatter.string(fromByteCount: Int64(n), countStyle: .file) }
         let figures = String(format: "%.0f s, %@", r.seconds, size(r.fileBytes))
         if r.limitReached {

@@ -35,20 +35,20 @@ extension ViewerWindow {
     static var ownsDisplay: Bool { videoDriver.lowercased() == "kmsdrm" }  // SDL names it "KMSDRM"
 
     /// At start, the window made: the console held, the PIN count read back.
-    func startKiosk(_ router: InputRouter) {
+    func startKiosk(_ router: InputController) {
         if kiosk.holdsConsole && ViewerWindow.ownsDisplay {
             let hold = ConsoleHold()
             if hold.hold() { kiosk.console = hold } else { kioskSay("cannot hold the console's VT (\(String(cString: strerror(errno)))): a VT switch can leave the kiosk") }
         }
         guard case .pin = kiosk.menuLock, let file = kiosk.pinFailures else { return }
         do {
-            if let r = try file.load() { router.pinLockout = PinLockout(failures: r.failures, lockedUntil: r.lockedUntil) }
+            if let r = try file.load() { router.pin.lockout = PinLockout(failures: r.failures, lockedUntil: r.lockedUntil) }
         } catch {
             // a count that cannot be read is no fresh count: the pad starts locked
-            let now = router.pinClock()
+            let now = router.pin.clock()
             var l = PinLockout(failures: PinLockout.freeTries, lockedUntil: 0)
             l.recordFailure(now: now)
-            router.pinLockout = l
+            router.pin.lockout = l
             kioskSay("\(error): the PIN pad starts locked")
         }
     }
@@ -64,7 +64,7 @@ extension ViewerWindow {
         case .accepted:
             kioskSay("the menu was opened with the PIN")
         }
-        guard let file = kiosk.pinFailures, let l = router?.pinLockout else { return }
+        guard let file = kiosk.pinFailures, let l = router?.pin.lockout else { return }
         do {
             try file.save(PinFailureFile.Record(failures: l.failures, lockedUntil: l.lockedUntil))
         } catch {
@@ -80,7 +80,7 @@ extension ViewerWindow {
     /// Every event: a real mouse moving shows the cursor again.
     func kioskSaw(_ e: SDL_Event) {
         guard kiosk.hideCursor, !kiosk.mouseSeen, e.type == SDL_MOUSEMOTION.rawValue,
-              e.motion.which != InputRouter.touchMouseID else { return }
+              e.motion.which != SDLInput.touchMouseID else { return }
         kiosk.mouseSeen = true
         applyCursor()
     }

@@ -23,7 +23,7 @@ extension ViewerWindow {
 
     func showTimeline() { timeline.shownUntil = ViewerWindow.now() + TimelineState.showSeconds }
 
-    /// Whether playback takes this event (the router gets the rest). Any pointer or touch
+    /// Whether playback takes this event (the input controller gets the rest). Any pointer or touch
     /// activity brings the bar back.
     func playbackTakes(_ e: SDL_Event) -> Bool {
         guard let player, let router, router.ui.menu == nil, router.ui.picker == nil else { return false }
@@ -32,18 +32,18 @@ extension ViewerWindow {
             return playbackKey(player, e.key.keysym)
         case SDL_MOUSEMOTION.rawValue:
             showTimeline()
-            guard timeline.dragging, e.motion.which != InputRouter.touchMouseID else { return false }
+            guard timeline.dragging, e.motion.which != SDLInput.touchMouseID else { return false }
             drag(player, to: Double(e.motion.x), final: false)
             return true
         case SDL_MOUSEBUTTONDOWN.rawValue:
             showTimeline()
-            guard e.button.which != InputRouter.touchMouseID, e.button.button == UInt8(SDL_BUTTON_LEFT),
+            guard e.button.which != SDLInput.touchMouseID, e.button.button == UInt8(SDL_BUTTON_LEFT),
                   onTrack(Double(e.button.x), Double(e.button.y)) else { return false }
             timeline.dragging = true
             drag(player, to: Double(e.button.x), final: true)
             return true
         case SDL_MOUSEBUTTONUP.rawValue:
-            guard timeline.dragging, e.button.which != InputRouter.touchMouseID else { return false }
+            guard timeline.dragging, e.button.which != SDLInput.touchMouseID else { return false }
             timeline.dragging = false
             drag(player, to: Double(e.button.x), final: true)
             return true

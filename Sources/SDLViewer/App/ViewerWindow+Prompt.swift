@@ -12,9 +12,9 @@ extension ViewerWindow {
         guard let router else { return handlePrompt(e) }
         switch e.type {
         case SDL_MOUSEMOTION.rawValue:
-            if e.motion.which == InputRouter.touchMouseID { return false }
+            if e.motion.which == SDLInput.touchMouseID { return false }
         case SDL_MOUSEBUTTONDOWN.rawValue, SDL_MOUSEBUTTONUP.rawValue:
-            if e.button.which == InputRouter.touchMouseID { return false }
+            if e.button.which == SDLInput.touchMouseID { return false }
         case SDL_FINGERDOWN.rawValue, SDL_FINGERMOTION.rawValue, SDL_FINGERUP.rawValue:
             let (w, h) = router.windowSize
             let p = ViewPoint(x: Double(e.tfinger.x) * w, y: Double(e.tfinger.y) * h)
@@ -22,7 +22,7 @@ extension ViewerWindow {
                 var redraw = false
                 router.keyboardTarget = { [weak self] k in if self?.promptKey(k) == true { redraw = true } }
                 defer { router.keyboardTarget = nil }
-                redraw = handleActions(router.handle(e)) || redraw
+                redraw = handleActions(sdlInput.translate(e).map(router.handle) ?? []) || redraw
                 return redraw
             }
             var c = SDL_Event()

@@ -3,6 +3,9 @@ import Interaction
 import RFB
 import VNCSession
 
+/// The input controller's RFB input goes straight to the session.
+extension Session: InputSink {}
+
 /// What the server told us about its input side: its lock lights, whether its pointer is
 /// relative (QEMU with a PS/2 mouse), and whether it can power its machine (xvp).
 struct RemoteInputState {
@@ -31,7 +34,7 @@ extension ViewerWindow {
             remoteInput.relative = relative
             if !remoteInput.isQEMU {
                 remoteInput.isQEMU = true
-                router?.audio = audioWanted
+                router?.ui.audio = audioWanted
                 // only QEMU takes the audio messages: another server would end the connection
                 if audioWanted { session.setAudio(true) }
             }
@@ -41,7 +44,7 @@ extension ViewerWindow {
                 showNotice("The remote machine's pointer is relative: click to capture it, Ctrl+Alt+G releases it")
             }
         case .powerControl(let available):
-            router?.powerControl = available && !viewOnly
+            router?.ui.powerControl = available && !viewOnly
         case .powerControlFailed:
             showNotice("The server could not carry out the power action")
         case .audioData(let samples):
@@ -75,7 +78,7 @@ extension ViewerWindow {
     /// The menu's Sound entry (QEMU only).
     func toggleAudio() {
         audioWanted.toggle()
-        router?.audio = audioWanted
+        router?.ui.audio = audioWanted
         session.setAudio(audioWanted)
         if !audioWanted { audioPlayer.stop() }
         showNotice(audioWanted ? "Sound on" : "Sound off")
@@ -100,17 +103,17 @@ extension ViewerWindow {
     func relativePointerEvent(_ e: SDL_Event) -> Bool? {
         guard remoteInput.relative, !viewOnly, router?.ui.menu == nil, prompt == nil else { return nil }
         switch e.type {
-        case SDL_MOUSEBUTTONDOWN.rawValue where e.button.which != InputRouter.touchMouseID && !remoteInput.captured:
+        case SDL_MOUSEBUTTONDOWN.rawValue where e.button.which != SDLInput.touchMouseID && !remoteInput.captured:
             remoteInput.captured = true
             SDL_SetRelativeMouseMode(SDL_TRUE)
             log("pointer: captured (Ctrl+Alt+G releases it)")
             showNotice("Pointer captured — Ctrl+Alt+G releases it")
             return true
-        case SDL_MOUSEMOTION.rawValue where remoteInput.captured && e.motion.which != InputRouter.touchMouseID:
+        case SDL_MOUSEMOTION.rawValue where remoteInput.captured && e.motion.which != SDLInput.touchMouseID:
             session.sendRelativePointer(dx: Int(e.motion.xrel), dy: Int(e.motion.yrel), buttons: remoteInput.buttons)
             return false
         case SDL_MOUSEBUTTONDOWN.rawValue, SDL_MOUSEBUTTONUP.rawValue:
-            guard remoteInput.captured, e.button.which != InputRouter.touchMouseID else { return nil }
+            guard remoteInput.captured, e.button.which != SDLInput.touchMouseID else { return nil }
             let bit: UInt16 = switch Int32(e.button.button) {
             case SDL_BUTTON_LEFT: 1
             case SDL_BUTTON_MIDDLE: 2

@@ -7,8 +7,8 @@ import VNCSession
 
 /// The SDL front end (main thread only): a window showing the session's framebuffer through a
 /// streaming texture updated from damage, placed by the viewport (fit, 1:1 or a zoom), with the
-/// status panel, the F8 menu and the remote cursor; input goes to the session via the router,
-/// which owns the UI state (`router.ui`).
+/// status panel, the F8 menu and the remote cursor; SDL events become plain values (`SDLInput`)
+/// for the input controller (`router`, Interaction), which owns the UI state (`router.ui`).
 ///
 /// The loop sleeps in SDL_WaitEvent until input or a session wake-up arrives (an idle viewer
 /// uses no CPU), and presents at most once per display refresh. What the window does with the
@@ -84,13 +84,13 @@ public final class ViewerWindow {
     var renderer: OpaquePointer?
     var frame: FrameRenderer?
     var overlay: Overlay?
-    var router: InputRouter?
+    var router: InputController?
+    /// SDL events → the controller's plain values.
+    var sdlInput = SDLInput()
     var wake: WakeSignal?
     let cursors = Cursors()
     /// Trackpad mode's cursor sprite (the server's shape or an arrow); made per renderer.
     var softCursor: SoftCursorSprite?
-    /// Whether the soft cursor was in use when the system cursor was last chosen.
-    var softCursorShown = false
     /// Seconds between presents when the renderer has no vsync (0 with vsync: present waits).
     var frameInterval = 0.0
     /// Software path: draw into the window surface and present only the rectangles that
@@ -139,9 +139,9 @@ public final class ViewerWindow {
         defer { SDL_Quit() }
         try createWindow()
         defer { teardown() }
-        let router = InputRouter(sink: session, viewport: Viewport(mode: initialScaling), viewOnly: viewOnly,
+        let router = InputController(sink: session, viewport: Viewport(mode: initialScaling), viewOnly: viewOnly,
                                  keyTranslator: keyTranslator, touchMode: touchMode)
-        router.fullscreen = fullscreen
+        router.ui.fullscreen = fullscreen
         self.router = router
         let dir: ClipboardDirection = viewOnly ? (clipboardDirection.receives ? .receive : .off) : clipboardDirection
         let bridge = ClipboardBridge(session: session, direction: dir, primary: clipboardPrimary)
@@ -157,7 +157,7 @@ public final class ViewerWindow {
         startSession(wake)
         defer { stopSession() }
         defer { finishRecording() }
-        router.recording = player == nil ? false : nil
+        router.ui.recording = player == nil ? false : nil
         // one lock for the menu and every shortcut; nothing recorded while playing one back
         router.ui.lock = ControlLock(menu: kiosk.menuLock, screenshots: kiosk.screenshots,
                                     recording: kiosk.recording && player == nil)
@@ -168,7 +168,8 @@ public final class ViewerWindow {
         // first: a question still open is cancelled before the session stops
         defer { closePrompt(); prompter?.detach() }
         if showKeyboardAtStart { _ = router.setKeyboard(shown: true) }
-        monitors = MonitorController(requestedNumber: monitorNumber, memory: monitorMemory, host: session.spec)
+        monitors = MonitorController(requestedNumber: monitorNumber, memory: monitorMemory, host: session.spec,
+                                     warn: { FileHandle.standardError.write(Data("viewer: \($0)\n".utf8)) })
         syncSizes()
         applyCursor()
         loop(router)
@@ -177,7 +178,7 @@ public final class ViewerWindow {
 
     /// Waits for events (with a timeout only while something is timed: momentum, a debounced
     /// resize, a pending present, the countdown, a notice), handles them, presents.
-    func loop(_ router: InputRouter) {
+    func loop(_ router: InputController) {
         var needsPresent = true
         /// The next present answers input: it does not wait for pixels being decoded.
         var forInput = false
@@ -201,7 +202,7 @@ public final class ViewerWindow {
             } else if player != nil && (timelineVisible || player?.paused == false) {
                 // the bar's clock and the end of the recording; no busy wait
                 got = SDL_WaitEventTimeout(&e, 100) != 0
-            } else if router.info {
+            } else if router.ui.info {
                 // the connection-info panel's figures: refreshed twice a second while it shows
                 got = SDL_WaitEventTimeout(&e, Int32(ViewerWindow.infoRefreshSeconds * 1000)) != 0
                 needsPresent = true
@@ -302,23 +303,24 @@ public final class ViewerWindow {
                 // while the window is dragged, one request once it has been still for a moment
                 resize.due = ViewerWindow.now() + RemoteResize.debounce
             }
-            _ = router.handle(e)
+            if let input = sdlInput.translate(e) { _ = router.handle(input) }
             syncSizes()
             fullPresent = true
             return true
         default:
-            return handleActions(router.handle(e))
+            return handleActions(sdlInput.translate(e).map(router.handle) ?? [])
         }
     }
 
     /// Carries out what the router asked for; true when the window needs presenting.
-    func handleActions(_ actions: [RouterAction]) -> Bool {
+    func handleActions(_ actions: [WindowAction]) -> Bool {
         guard let router else { return false }
-        var redraw = false
+        var redraw = false, cursorChanged = false
         defer { if redraw { fullPresent = true } }
         for a in actions {
             switch a {
             case .redraw: redraw = true
+            case .softCursorChanged: cursorChanged = true
             case .toggleFullscreen: toggleFullscreen()
             case .setScaling(let s):
                 router.viewport.mode = s
@@ -336,8 +338,8 @@ public final class ViewerWindow {
             case .toggleAudio:
                 toggleAudio()
             case .toggleInfo:
-                router.info.toggle()
-                if router.info { session.probeWithRequests = true }
+                router.ui.info.toggle()
+                if router.ui.info { session.probeWithRequests = true }
                 redraw = true
             case .toggleRecording:
                 toggleRecording()
@@ -373,13 +375,13 @@ public final class ViewerWindow {
                 }
             }
         }
-        if router.softCursorVisible != softCursorShown { applyCursor() }
+        if cursorChanged { applyCursor() }
         return redraw
     }
 
     func toggleFullscreen() {
         fullscreen.toggle()
-        router?.fullscreen = fullscreen
+        router?.ui.fullscreen = fullscreen
         SDL_SetWindowFullscreen(window, fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue : 0)
         // grab the keyboard in full screen so Alt+Tab and friends reach the remote side
         SDL_SetWindowKeyboardGrab(window, fullscreen ? SDL_TRUE : SDL_FALSE)
@@ -389,10 +391,9 @@ public final class ViewerWindow {
     /// The server's cursor over the desktop; the local arrow over the menu, picker and prompt,
     /// while connecting and after the end; none while the soft cursor is the pointer.
     func applyCursor() {
-        softCursorShown = router?.softCursorVisible == true
         if kioskHidesCursor { cursors.show(.hidden); return }
         let local = router?.ui.coversDesktop == true || !cursors.haveRemote
-        if softCursorShown && !local && router?.touchMode == .trackpad {
+        if router?.ui.softCursorShown == true && !local && router?.touchMode == .trackpad {
             // a system cursor left where the mouse was would be a second pointer
             cursors.show(.hidden)
         } else {

@@ -29,10 +29,10 @@ extension ViewerWindow {
         let vp = router.viewport
         let ui = router.ui
         let status = statusMessage()
-        let softShown = router.softCursorVisible && router.touchMode == .trackpad && ui.ended == nil
+        let softShown = ui.softCursorShown && router.touchMode == .trackpad && ui.ended == nil
         let overlayNow = status != nil || ui.menu != nil || ui.ended != nil || prompt != nil || notice != nil
             || router.keyboard != nil || softShown || ui.picker != nil || recorder != nil || timelineVisible
-            || router.pinPad != nil || router.info
+            || router.pinPad != nil || ui.info
         defer { fullPresent = false; overlayShown = overlayNow; trace.presented(menuUp: ui.menu != nil) }
         if surfaceMode && !fullPresent && !overlayNow && !overlayShown && rotation == 0, let surface,
            FrameRenderer.takesFramebufferPixels(surface) {
@@ -97,7 +97,7 @@ extension ViewerWindow {
             }
             router.setPinLayout(frame: toWindow(l.frame), keys: l.keys.map(toWindow))
         }
-        if router.info && prompt == nil {
+        if ui.info && prompt == nil {
             overlay.info(ViewerWindow.infoLines(session.link, spec: session.spec), outputWidth: vp.outputWidth, scale: vp.pixelsPerPointY)
         }
         drawTimeline(overlay, vp)

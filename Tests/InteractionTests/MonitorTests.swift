@@ -1,12 +1,9 @@
-import CSDL2
 import Foundation
-import Interaction
+@testable import Interaction
 import RFB
-@testable import SDLViewer
-import VNCSession
 import XCTest
 
-/// The window's screen choice (start, memory, layout changes, cycling) and the router's picker
+/// The window's screen choice (start, memory, layout changes, cycling) and the input controller's picker
 /// keys, clicks, shortcuts and swipes; what would go to the server is recorded.
 final class MonitorTests: XCTestCase {
     static let two = ScreenLayout(width: 2944, height: 1080, screens: [RFB.Screen(id: 10, x: 0, y: 0, width: 1920, height: 1080),
@@ -15,11 +12,15 @@ final class MonitorTests: XCTestCase {
                                                                           RFB.Screen(id: 20, x: 1920, y: 0, width: 1280, height: 1024),
                                                                           RFB.Screen(id: 30, x: 0, y: 1080, width: 1920, height: 1080)])
 
-    func memory() throws -> MonitorMemory {
-        let d = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-montest-\(UUID().uuidString.prefix(8))")
-        addTeardownBlock { try? FileManager.default.removeItem(at: d) }
-        return MonitorMemory(url: d.appendingPathComponent("monitors"))
+    /// The memory as a dictionary (the file behind it is VNCSession's, tested there and in
+    /// SDLViewerTests' MonitorChoiceMemoryTests).
+    final class Memory: MonitorChoiceMemory {
+        var choices: [String: MonitorChoice] = [:]
+        func rememberedChoice(for host: String) -> MonitorChoice? { choices[host] }
+        func rememberChoice(_ c: MonitorChoice, for host: String) throws { choices[host] = c }
     }
+
+    func memory() throws -> Memory { Memory() }
 
     func testStartChoiceFromCommandLineOrMemory() throws {
         let mem = try memory()
@@ -76,53 +77,52 @@ final class MonitorTests: XCTestCase {
         XCTAssertEqual(m.label(.all), "All screens")
     }
 
-    // MARK: router
+    // MARK: input controller
 
     var sink = RecordingSink()
 
-    func router(_ layout: ScreenLayout?) -> InputRouter {
+    func router(_ layout: ScreenLayout?) -> InputController {
         var vp = Viewport(mode: .fit)
         vp.resize(framebuffer: layout?.width ?? 1024, layout?.height ?? 768, window: 800, 600, output: 800, 600)
-        let r = InputRouter(sink: sink, viewport: vp)
+        let r = InputController(sink: sink, viewport: vp)
         r.windowSize = (800, 600)
         r.screenLayout = layout
         return r
     }
 
     func testPickerByKeys() throws {
-        try SDLTest.require()
         Synth.flush()
         // one screen: F9 is an ordinary key for the server
         let single = router(ScreenLayout.single(width: 1024, height: 768))
-        Synth.tap(SDL_SCANCODE_F9)
+        Synth.tap(Key.f9)
         Synth.drain(single)
         XCTAssertNil(single.picker)
         XCTAssertEqual(sink.take().count, 2)
 
         let r = router(Self.three)
-        Synth.tap(SDL_SCANCODE_F9)
+        Synth.tap(Key.f9)
         XCTAssertEqual(Synth.drain(r), [.pickerChanged, .redraw])
         XCTAssertNotNil(r.picker)
         // keys go to the picker, never the server
-        Synth.tap(SDL_SCANCODE_RIGHT)
+        Synth.tap(Key.right)
         Synth.drain(r)
         XCTAssertEqual(r.picker?.highlight, .screen(id: 20))
-        Synth.key(SDL_SCANCODE_3, down: true)
+        Synth.key(Key.digit(3), down: true)
         XCTAssertEqual(Synth.drain(r), [.pickerChanged, .redraw, .chooseMonitor(.screen(id: 30))])
         XCTAssertNil(r.picker)
-        Synth.key(SDL_SCANCODE_3, down: false)
+        Synth.key(Key.digit(3), down: false)
         Synth.drain(r)
         XCTAssertEqual(sink.take(), [])
         // Esc keeps what was shown
-        Synth.tap(SDL_SCANCODE_F9)
-        Synth.tap(SDL_SCANCODE_ESCAPE)
+        Synth.tap(Key.f9)
+        Synth.tap(Key.escape)
         XCTAssertEqual(Synth.drain(r), [.pickerChanged, .redraw, .pickerChanged, .redraw])
         // Ctrl+Alt+PageDown cycles without the picker; PageDown itself is not sent
-        Synth.key(SDL_SCANCODE_LCTRL, down: true)
-        Synth.key(SDL_SCANCODE_LALT, down: true)
-        Synth.tap(SDL_SCANCODE_PAGEDOWN)
-        Synth.key(SDL_SCANCODE_LALT, down: false)
-        Synth.key(SDL_SCANCODE_LCTRL, down: false)
+        Synth.key(Key.lctrl, down: true)
+        Synth.key(Key.lalt, down: true)
+        Synth.tap(Key.pageDown)
+        Synth.key(Key.lalt, down: false)
+        Synth.key(Key.lctrl, down: false)
         XCTAssertTrue(Synth.drain(r).contains(.cycleMonitor(forward: true)))
         XCTAssertFalse(sink.take().contains { if case .key(0xff56, _, _) = $0 { return true }; return false }, "no Next key sent")
         // the menu lists the picker with the screen shown
@@ -132,7 +132,6 @@ final class MonitorTests: XCTestCase {
     }
 
     func testPickerByClickTapAndSideSwipes() throws {
-        try SDLTest.require()
         Synth.flush()
         let r = router(Self.two)
         r.openPicker()
@@ -149,8 +148,8 @@ final class MonitorTests: XCTestCase {
         r.openPicker()
         r.pickerGeometry = g
         let a = g.allButton
-        Synth.button(SDL_BUTTON_LEFT, down: true, Int32(a.x + a.w / 2), Int32(a.y + a.h / 2))
-        Synth.button(SDL_BUTTON_LEFT, down: false, Int32(a.x + a.w / 2), Int32(a.y + a.h / 2))
+        Synth.button(.left, down: true, Double(Int32(a.x + a.w / 2)), Double(Int32(a.y + a.h / 2)))
+        Synth.button(.left, down: false, Double(Int32(a.x + a.w / 2)), Double(Int32(a.y + a.h / 2)))
         XCTAssertTrue(Synth.drain(r).contains(.chooseMonitor(.all)))
         XCTAssertEqual(sink.take(), [])
         // a swipe in from the right edge: the next screen; from the left: the previous
@@ -162,8 +161,8 @@ final class MonitorTests: XCTestCase {
         _ = r.touch(TouchEvent(finger: 3, .up, x: 90, y: 300, time: 6.2))
         XCTAssertEqual(sink.take(), [])
         // three fingers: up opens the picker, left brings the next screen; nothing is sent
-        func swipe3(_ dx: Double, _ dy: Double, at t: Double) -> [RouterAction] {
-            var out: [RouterAction] = []
+        func swipe3(_ dx: Double, _ dy: Double, at t: Double) -> [WindowAction] {
+            var out: [WindowAction] = []
             for (i, x) in [300.0, 340, 380].enumerated() { out += r.touch(TouchEvent(finger: Int64(10 + i), .down, x: x, y: 300, time: t)) }
             for step in 1...4 {
                 for (i, x) in [300.0, 340, 380].enumerated() {

@@ -1,39 +1,26 @@
-import CSDL2
-import Interaction
+@testable import Interaction
 import RFB
-@testable import SDLViewer
-import VNCSession
 import XCTest
 
-/// Finger events through the router (pushed through SDL's queue under the dummy driver where
-/// timing does not matter, as plain `TouchEvent`s with chosen times where it does); what would
-/// go to the server is recorded.
+/// Finger events through the input controller (as plain finger events where timing does not
+/// matter, as `TouchEvent`s in window points with chosen times where it does); what would go to
+/// the server is recorded.
 final class TouchInputTests: XCTestCase {
     var sink = RecordingSink()
 
-    override func setUpWithError() throws {
-        try SDLTest.require()
+    override func setUp() {
         Synth.flush()
         sink = RecordingSink()
     }
 
     /// 1280x800 desktop fitted into a 640x480 window: content 640x400 at y 40, half scale.
-    func router(_ mode: TouchInputMode = .touch, viewOnly: Bool = false) -> InputRouter {
+    func router(_ mode: TouchInputMode = .touch, viewOnly: Bool = false) -> InputController {
         var vp = Viewport(mode: .fit)
         vp.resize(framebuffer: 1280, 800, window: 640, 480, output: 640, 480)
-        let r = InputRouter(sink: sink, viewport: vp, viewOnly: viewOnly, touchMode: mode)
+        let r = InputController(sink: sink, viewport: vp, viewOnly: viewOnly, touchMode: mode)
         r.windowSize = (640, 480)
         r.clampSoftCursor()
         return r
-    }
-
-    static func finger(_ type: SDL_EventType, _ id: Int64, _ x: Double, _ y: Double, touchMouse: Bool = false) {
-        var e = SDL_Event()
-        e.type = type.rawValue
-        e.tfinger.touchId = 1
-        e.tfinger.fingerId = id
-        e.tfinger.x = Float(x / 640); e.tfinger.y = Float(y / 480)
-        Synth.push(e)
     }
 
     /// Pointer events with a button or wheel bit down (presses, drags, wheel steps).
@@ -42,50 +29,21 @@ final class TouchInputTests: XCTestCase {
         return false
     }
 
-    /// The mouse copy SDL makes of a touch (which = SDL_TOUCH_MOUSEID).
-    static func touchMouse(down: Bool?, _ x: Int32, _ y: Int32) {
-        var e = SDL_Event()
-        if let down {
-            e.type = down ? SDL_MOUSEBUTTONDOWN.rawValue : SDL_MOUSEBUTTONUP.rawValue
-            e.button.which = UInt32(bitPattern: -1)
-            e.button.button = UInt8(SDL_BUTTON_LEFT)
-            e.button.x = x; e.button.y = y
-        } else {
-            e.type = SDL_MOUSEMOTION.rawValue
-            e.motion.which = UInt32(bitPattern: -1)
-            e.motion.x = x; e.motion.y = y
-        }
-        Synth.push(e)
-    }
-
-    func testTapIsOneClickEvenWithSDLsMouseCopies() {
-        let r = router()
-        // what SDL delivers for one tap on real hardware: the finger events and their mouse copies
-        Self.finger(SDL_FINGERDOWN, 7, 320, 240)
-        Self.touchMouse(down: nil, 320, 240)
-        Self.touchMouse(down: true, 320, 240)
-        Self.finger(SDL_FINGERUP, 7, 320, 240)
-        Self.touchMouse(down: false, 320, 240)
-        Synth.drain(r)
-        XCTAssertEqual(sink.take(), [.pointer(x: 640, y: 400, buttons: 0), .pointer(x: 640, y: 400, buttons: 1),
-                                     .pointer(x: 640, y: 400, buttons: 0)])
-    }
-
     func testTwoAndThreeFingerTapsAreRightAndMiddleClicks() {
         let r = router()
         // coordinates exact in SDL's float fractions of the window
-        Self.finger(SDL_FINGERDOWN, 1, 100, 120)
-        Self.finger(SDL_FINGERDOWN, 2, 140, 120)
-        Self.finger(SDL_FINGERUP, 1, 100, 120)
-        Self.finger(SDL_FINGERUP, 2, 140, 120)
+        Synth.finger(.down, 1, 100, 120)
+        Synth.finger(.down, 2, 140, 120)
+        Synth.finger(.up, 1, 100, 120)
+        Synth.finger(.up, 2, 140, 120)
         Synth.drain(r)
         let right = sink.take()
         XCTAssertEqual(right.filter(Self.withButtons),
                        [.pointer(x: 200, y: 160, buttons: 4)], "\(right)")
-        Self.finger(SDL_FINGERDOWN, 3, 300, 300)
-        Self.finger(SDL_FINGERDOWN, 4, 330, 300)
-        Self.finger(SDL_FINGERDOWN, 5, 360, 300)
-        for id in [3, 4, 5] as [Int64] { Self.finger(SDL_FINGERUP, id, 300, 300) }
+        Synth.finger(.down, 3, 300, 300)
+        Synth.finger(.down, 4, 330, 300)
+        Synth.finger(.down, 5, 360, 300)
+        for id in [3, 4, 5] as [Int64] { Synth.finger(.up, id, 300, 300) }
         Synth.drain(r)
         let middle = sink.take()
         XCTAssertEqual(middle.filter(Self.withButtons),
@@ -107,7 +65,7 @@ final class TouchInputTests: XCTestCase {
     /// it is once the double-tap interval has passed (the window polls for that).
     func testTrackpadMovesSoftCursorAndTapClicksThere() {
         let r = router(.trackpad)
-        XCTAssertTrue(r.softCursorVisible)
+        XCTAssertTrue(r.ui.softCursorShown)
         XCTAssertEqual(r.gestures.cursor.pixel.x, 640)
         XCTAssertEqual(r.gestures.cursor.pixel.y, 400)
         // a slow 20-point move right: gain 1 at low speed, 2 framebuffer pixels per point
@@ -130,7 +88,7 @@ final class TouchInputTests: XCTestCase {
         // a real mouse takes over: the soft cursor hides and jumps to it
         Synth.motion(100, 140)
         XCTAssertTrue(Synth.drain(r).contains(.redraw))
-        XCTAssertFalse(r.softCursorVisible)
+        XCTAssertFalse(r.ui.softCursorShown)
         XCTAssertEqual(r.gestures.cursor.pixel.x, 200)
         XCTAssertEqual(r.gestures.cursor.pixel.y, 200)
         XCTAssertEqual(sink.take(), [.pointer(x: 200, y: 200, buttons: 0)])
@@ -188,10 +146,10 @@ final class TouchInputTests: XCTestCase {
     /// trackpad mode); a plain tap at the top edge still clicks there.
     func testEdgeSwipeOpensMenuAndFingersUseIt() {
         let r = router()
-        Self.finger(SDL_FINGERDOWN, 1, 320, 3)
-        Self.finger(SDL_FINGERMOTION, 1, 322, 30)
-        Self.finger(SDL_FINGERMOTION, 1, 324, 70)
-        Self.finger(SDL_FINGERUP, 1, 324, 70)
+        Synth.finger(.down, 1, 320, 3)
+        Synth.finger(.move, 1, 322, 30)
+        Synth.finger(.move, 1, 324, 70)
+        Synth.finger(.up, 1, 324, 70)
         let acts = Synth.drain(r)
         XCTAssertTrue(acts.contains(.menuChanged), "\(acts)")
         XCTAssertTrue(r.menuOpen)
@@ -200,16 +158,16 @@ final class TouchInputTests: XCTestCase {
         let rows = (0..<(r.menu?.items.count ?? 0)).map { ViewRect(x: 200, y: 50 + Double($0) * 30, w: 240, h: 30) }
         r.setMenuLayout(frame: ViewRect(x: 190, y: 40, w: 260, h: Double(rows.count) * 30 + 20), rows: rows)
         guard let i = r.menu?.items.firstIndex(where: { $0.action == .setTouchMode(.trackpad) }) else { return XCTFail("no trackpad entry") }
-        Self.finger(SDL_FINGERDOWN, 2, 300, 65 + Double(i) * 30)
-        Self.finger(SDL_FINGERUP, 2, 300, 65 + Double(i) * 30)
+        Synth.finger(.down, 2, 300, 65 + Double(i) * 30)
+        Synth.finger(.up, 2, 300, 65 + Double(i) * 30)
         Synth.drain(r)
         XCTAssertFalse(r.menuOpen)
         XCTAssertEqual(r.touchMode, .trackpad)
         XCTAssertEqual(sink.take(), [])
         // back to touch; a tap right at the top edge is held back, then clicks where it was
         _ = r.setTouchMode(.touch)
-        Self.finger(SDL_FINGERDOWN, 3, 320, 60)
-        Self.finger(SDL_FINGERUP, 3, 320, 60)
+        Synth.finger(.down, 3, 320, 60)
+        Synth.finger(.up, 3, 320, 60)
         Synth.drain(r)
         XCTAssertEqual(sink.take(), [.pointer(x: 640, y: 40, buttons: 0), .pointer(x: 640, y: 40, buttons: 1), .pointer(x: 640, y: 40, buttons: 0)])
         _ = r.touch(TouchEvent(finger: 4, .down, x: 320, y: 5, time: 50))
@@ -225,10 +183,10 @@ final class TouchInputTests: XCTestCase {
     /// modifiers around them; Hide hides it; the desktop gets no pointer events meanwhile.
     func testOnScreenKeyboardByFingerAndMouse() {
         let r = router()
-        Self.finger(SDL_FINGERDOWN, 1, 320, 478)
-        Self.finger(SDL_FINGERMOTION, 1, 320, 440)
-        Self.finger(SDL_FINGERMOTION, 1, 320, 400)
-        Self.finger(SDL_FINGERUP, 1, 320, 400)
+        Synth.finger(.down, 1, 320, 478)
+        Synth.finger(.move, 1, 320, 440)
+        Synth.finger(.move, 1, 320, 400)
+        Synth.finger(.up, 1, 320, 400)
         XCTAssertTrue(Synth.drain(r).contains(.keyboardChanged))
         guard r.keyboard != nil else { return XCTFail("keyboard not shown") }
         r.setKeyboardLayout(ViewRect(x: 0, y: 320, w: 640, h: 160))
@@ -240,8 +198,8 @@ final class TouchInputTests: XCTestCase {
         }
         func tap(_ label: String, _ id: Int64) {
             let p = center(label)
-            Self.finger(SDL_FINGERDOWN, id, p.x, p.y)
-            Self.finger(SDL_FINGERUP, id, p.x, p.y)
+            Synth.finger(.down, id, p.x, p.y)
+            Synth.finger(.up, id, p.x, p.y)
             Synth.drain(r)
         }
         tap("h", 10)
@@ -256,13 +214,13 @@ final class TouchInputTests: XCTestCase {
         ])
         // the mouse presses keys too
         let e = center("Enter")
-        Synth.button(SDL_BUTTON_LEFT, down: true, Int32(e.x), Int32(e.y))
-        Synth.button(SDL_BUTTON_LEFT, down: false, Int32(e.x), Int32(e.y))
+        Synth.button(.left, down: true, Double(Int32(e.x)), Double(Int32(e.y)))
+        Synth.button(.left, down: false, Double(Int32(e.x)), Double(Int32(e.y)))
         Synth.drain(r)
         XCTAssertEqual(sink.take(), [.key(0xff0d, down: true, xt: nil), .key(0xff0d, down: false, xt: nil)])
         // a key held when focus goes is released
         let a = center("a")
-        Self.finger(SDL_FINGERDOWN, 20, a.x, a.y)
+        Synth.finger(.down, 20, a.x, a.y)
         Synth.focusLost()
         Synth.drain(r)
         XCTAssertEqual(sink.take(), [.key(0x61, down: true, xt: nil), .key(0x61, down: false, xt: nil)])
@@ -284,52 +242,16 @@ final class TouchInputTests: XCTestCase {
         XCTAssertEqual(sink.take(), [])
 
         let v = router(viewOnly: true)
-        Self.finger(SDL_FINGERDOWN, 1, 320, 240)
-        Self.finger(SDL_FINGERUP, 1, 320, 240)
+        Synth.finger(.down, 1, 320, 240)
+        Synth.finger(.up, 1, 320, 240)
         Synth.drain(v)
         XCTAssertEqual(sink.take(), [])
     }
 
     func testTouchReplayScriptParsing() throws {
-        let steps = try TouchReplay.parse("# a tap\nwait 500\ndown 1 0.5 0.25\nup 1 0.5 0.25 # lift\n\n")
+        let steps = try TouchScript.parse("# a tap\nwait 500\ndown 1 0.5 0.25\nup 1 0.5 0.25 # lift\n\n")
         XCTAssertEqual(steps.count, 3)
-        XCTAssertThrowsError(try TouchReplay.parse("down 1 1.5 0")) { XCTAssertTrue("\($0)".contains("line 1"), "\($0)") }
-        XCTAssertThrowsError(try TouchReplay.parse("wait 10\nswipe 1 0 0")) { XCTAssertTrue("\($0)".contains("line 2"), "\($0)") }
-    }
-}
-
-/// The on-screen keyboard types into the credential prompt (a kiosk has no other keyboard),
-/// through the real `ViewerWindow.handle`; nothing reaches the server.
-final class TouchPromptTests: XCTestCase {
-    func testOnScreenKeyboardTypesIntoThePrompt() throws {
-        try SDLTest.require()
-        Synth.flush()
-        let sink = RecordingSink()
-        let session = Session(spec: HostSpec(host: "localhost", port: 5999), settings: ClientSettings())
-        let window = ViewerWindow(session: session)
-        let router = InputRouter(sink: sink, viewport: Viewport(mode: .fit))
-        router.windowSize = (640, 480)
-        window.router = router
-        _ = router.setKeyboard(shown: true)
-        router.setKeyboardLayout(ViewRect(x: 0, y: 320, w: 640, h: 160))
-        let prompt = CredentialPrompt(.credentials(CredentialRequest(method: "VNC", needsUsername: false, server: "h:5900"), username: nil))
-        window.prompt = prompt
-        defer { window.prompt = nil }
-        func tap(_ label: String) {
-            guard let kb = router.keyboard, let f = kb.keyFrames.first(where: { OnScreenKeyboard.rows[$0.row][$0.index].label == label })
-            else { return XCTFail("no key \(label)") }
-            for type in [SDL_FINGERDOWN, SDL_FINGERUP] {
-                var e = SDL_Event()
-                e.type = type.rawValue
-                e.tfinger.fingerId = 3
-                e.tfinger.x = Float((f.rect.x + f.rect.w / 2) / 640); e.tfinger.y = Float((f.rect.y + f.rect.h / 2) / 480)
-                _ = window.handle(e)
-            }
-        }
-        for l in ["p", "w", "Shift", "1", "x", "⌫"] { tap(l) }
-        XCTAssertEqual(prompt.password.withBytes { String(decoding: $0, as: UTF8.self) }, "pw!")
-        XCTAssertEqual(sink.sent, [])
-        tap("Enter")
-        XCTAssertNil(window.prompt, "Enter submits")
+        XCTAssertThrowsError(try TouchScript.parse("down 1 1.5 0")) { XCTAssertTrue("\($0)".contains("line 1"), "\($0)") }
+        XCTAssertThrowsError(try TouchScript.parse("wait 10\nswipe 1 0 0")) { XCTAssertTrue("\($0)".contains("line 2"), "\($0)") }
     }
 }

@@ -1,10 +1,11 @@
 import RFB
-import Interaction
 
-/// What the window has to do after an event (the router itself only talks to the sink).
-public enum RouterAction: Equatable, Sendable {
+/// What the window has to do after an input (the controller itself only talks to its sink).
+public enum WindowAction: Equatable, Sendable {
     /// Something drawn changed (menu, pan): present again.
     case redraw
+    /// `ui.softCursorShown` changed: the system cursor is chosen again.
+    case softCursorChanged
     case toggleFullscreen
     case setScaling(ScalingMode)
     /// The menu opened or closed (the window shows the local arrow cursor over it).
@@ -35,8 +36,8 @@ public enum RouterAction: Equatable, Sendable {
     case toggleAudio
     /// The connection-info panel on or off (menu or Ctrl+Alt+I).
     case toggleInfo
-    /// The kiosk's PIN pad: the window logs it and, after a PIN was checked, saves the router's
-    /// `pinLockout` in the kiosk's state directory.
+    /// The kiosk's PIN pad: the window logs it and, after a PIN was checked, saves the controller's
+    /// `pin.lockout` in the kiosk's state directory.
     case pin(PinEvent)
 }
 
