@@ -7,6 +7,7 @@ final class AudioPlayer {
     private var device: SDL_AudioDeviceID = 0
     static let maxQueuedBytes: UInt32 = 44100 * 4 / 4
     private(set) var failure: String?
+    private var failureTaken = false
 
     /// Opens the device on the stream's first data; false (with `failure`) when there is none.
     private func open() -> Bool {
@@ -35,6 +36,13 @@ final class AudioPlayer {
     func stop() {
         if device != 0 { SDL_CloseAudioDevice(device) }
         device = 0
+    }
+
+    /// The failure, once: the window tells the user the first time only.
+    func takeFailure() -> String? {
+        guard let failure, !failureTaken else { return nil }
+        failureTaken = true
+        return failure
     }
 
     var queuedBytes: UInt32 { device == 0 ? 0 : SDL_GetQueuedAudioSize(device) }

@@ -22,7 +22,8 @@ extension ViewerWindow {
                 var redraw = false
                 router.keyboardTarget = { [weak self] k in if self?.promptKey(k) == true { redraw = true } }
                 defer { router.keyboardTarget = nil }
-                redraw = handleActions(sdlInput.translate(e).map(router.handle) ?? []) || redraw
+                var fingers = SDLInput()   // fingers carry no translation state
+                redraw = handleActions(fingers.translate(e).map(router.handle) ?? []) || redraw
                 return redraw
             }
             var c = SDL_Event()

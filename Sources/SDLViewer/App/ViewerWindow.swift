@@ -70,8 +70,11 @@ public final class ViewerWindow {
     /// `--rotate`: degrees clockwise the picture is turned on the screen; set before `run()`.
     public var rotation = 0
     var rotationTarget: OpaquePointer?
-    /// The server's lock lights, pointer mode and power control.
-    var remoteInput = RemoteInputState()
+    /// The controller's input on its way to the session; the server's lock lights, pointer
+    /// mode and power actions.
+    lazy var remoteInput = RemoteInputController(target: session, viewOnly: viewOnly,
+                                                 notice: { [unowned self] in self.showNotice($0) },
+                                                 log: { [unowned self] in self.log($0) })
     /// QEMU's sound (`--audio`, the menu's Sound entry); set before `run()`.
     public var audioWanted = false
     let audioPlayer = AudioPlayer()
@@ -139,7 +142,7 @@ public final class ViewerWindow {
         defer { SDL_Quit() }
         try createWindow()
         defer { teardown() }
-        let router = InputController(sink: session, viewport: Viewport(mode: initialScaling), viewOnly: viewOnly,
+        let router = InputController(sink: remoteInput, viewport: Viewport(mode: initialScaling), viewOnly: viewOnly,
                                  keyTranslator: keyTranslator, touchMode: touchMode)
         router.ui.fullscreen = fullscreen
         self.router = router
@@ -267,6 +270,7 @@ public final class ViewerWindow {
         var e = event
         if rotation != 0 { unrotate(&e) }
         kioskSaw(e)
+        let input = sdlInput.translate(e)
         switch e.type {
         case SDL_QUIT.rawValue:
             trace.mark("quit")
@@ -291,24 +295,24 @@ public final class ViewerWindow {
             return handlePromptInput(e)
         case _ where player != nil && playbackTakes(e):
             return true
-        case _ where remoteInput.relative && relativePointerEvent(e) != nil:
+        case _ where input.flatMap({ remoteInput.relativePointerEvent($0, overUI: router.ui.menu != nil || prompt != nil) }) != nil:
             return true
         case SDL_WINDOWEVENT.rawValue:
             if e.window.event == UInt8(SDL_WINDOWEVENT_CLOSE.rawValue) { trace.mark("window-close") }
             // a selection another program set while we did not own it
             if e.window.event == UInt8(SDL_WINDOWEVENT_FOCUS_GAINED.rawValue) {
-                clipboard?.localClipboardChanged(); sessionChanged(); syncLockKeys()
+                clipboard?.localClipboardChanged(); sessionChanged(); remoteInput.syncLockKeys(localLocks)
             }
             if remoteResize && e.window.event == UInt8(SDL_WINDOWEVENT_SIZE_CHANGED.rawValue) {
                 // while the window is dragged, one request once it has been still for a moment
                 resize.due = ViewerWindow.now() + RemoteResize.debounce
             }
-            if let input = sdlInput.translate(e) { _ = router.handle(input) }
+            if let input { _ = router.handle(input) }
             syncSizes()
             fullPresent = true
             return true
         default:
-            return handleActions(sdlInput.translate(e).map(router.handle) ?? [])
+            return handleActions(input.map(router.handle) ?? [])
         }
     }
 
@@ -334,7 +338,7 @@ public final class ViewerWindow {
             case .screenshot:
                 takeScreenshot()
             case .power(let a):
-                powerAction(a)
+                remoteInput.powerAction(a)
             case .toggleAudio:
                 toggleAudio()
             case .toggleInfo:
