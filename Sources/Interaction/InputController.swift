@@ -220,8 +220,9 @@ public final class InputController {
         case .finger(let id, let phase, let x, let y, let time):
             let (w, h) = touchArea
             return touch(TouchEvent(finger: id, phase, x: x * w, y: y * h, time: time))
-        case .keymapChanged:
-            // the translator is built once from the layout detected at start
+        case .keymapChanged, .text:
+            // the translator is built once from the layout detected at start; text is for the
+            // prompt, never the server (keys go by keysym)
             return []
         }
     }

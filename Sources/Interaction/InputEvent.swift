@@ -67,6 +67,10 @@ public struct WheelInput: Equatable, Sendable {
 /// Everything the input controller takes from a front end.
 public enum InputEvent: Equatable, Sendable {
     case key(KeyInput)
+    /// Text the keys typed under the local layout and input method (SDL_TEXTINPUT; Wayland's
+    /// text-input protocol). Not sent: RFB keys go by keysym; here for the prompt and the
+    /// launcher's fields.
+    case text(String)
     /// The pointer moved to `at` (window points); `dx`/`dy` is the motion the device reported
     /// (what a relative, captured pointer sends; Wayland's relative-pointer protocol).
     case pointerMotion(at: ViewPoint, dx: Double, dy: Double)
@@ -78,9 +82,11 @@ public enum InputEvent: Equatable, Sendable {
     case focusGained
     /// The window lost the keyboard: whatever the server holds down is released.
     case focusLost
-    /// The local keyboard layout changed (SDL_KEYMAPCHANGED; Wayland sends a new keymap): a
-    /// translator built from the old one is stale. The controller passes it to its translator.
-    case keymapChanged
+    /// The local keyboard layout changed: a translator built from the old one is stale.
+    /// `keymap` is the new keymap in xkb's text format where the window system gives one
+    /// (Wayland's wl_keyboard.keymap), nil where it only says that it changed
+    /// (SDL_KEYMAPCHANGED).
+    case keymapChanged(keymap: String?)
 }
 
 /// USB HID keyboard usages (page 7) of the keys the viewer's own UI and the PIN pad use: the

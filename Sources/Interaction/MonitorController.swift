@@ -7,13 +7,12 @@ public protocol MonitorChoiceMemory: AnyObject {
     func rememberChoice(_ c: MonitorChoice, for host: String) throws
 }
 
-/// Which of the server's screens the window shows: the choice (by screen id), where it comes
-/// from at the start (`--monitor N`, else the last choice for this host), what a layout change
-/// does to it, and remembering it. Plain logic over the layouts the session reports (no SDL,
-/// no I/O: the memory is given), owned by the window. Main thread only.
+/// Which of the server's screens the window shows: where the choice comes from at the start
+/// (`--monitor N`, else the last choice for this host), what a layout change does to it, and
+/// remembering it. The layout and the choice themselves live in `ViewerUI` (their one owner,
+/// which the picker and the menu read too); this class decides changes to them. Plain logic
+/// (no SDL, no I/O: the memory is given), owned by the window. Main thread only.
 public final class MonitorController {
-    public private(set) var layout: ScreenLayout?
-    public private(set) var choice: MonitorChoice = .all
     /// `--monitor N` (1-based display number), applied to the first layout.
     private(set) var requestedNumber: Int?
     let memory: MonitorChoiceMemory?
@@ -31,53 +30,50 @@ public final class MonitorController {
         self.warn = warn
     }
 
-    /// More than one screen: the picker and the cycling keys have something to do.
-    public var hasSeveralScreens: Bool { (layout?.screens.count ?? 0) > 1 }
-
     /// The framebuffer part to frame the view on; nil shows everything.
-    public var region: Rect? {
-        guard let layout, case .screen = choice, hasSeveralScreens else { return nil }
-        return framebufferRegion(for: choice, in: layout)
+    public func region(_ ui: ViewerUI) -> Rect? {
+        guard let layout = ui.screenLayout, case .screen = ui.monitorChoice, ui.severalScreens else { return nil }
+        return framebufferRegion(for: ui.monitorChoice, in: layout)
     }
 
-    /// A layout from the server (ExtendedDesktopSize). Returns a notice for the user, if any:
-    /// a `--monitor` the server does not have, or a chosen screen that went away.
-    public func layoutChanged(_ new: ScreenLayout) -> String? {
-        let previous = layout
-        layout = new
+    /// A layout from the server (ExtendedDesktopSize), into `ui`. Returns a notice for the
+    /// user, if any: a `--monitor` the server does not have, or a chosen screen that went away.
+    public func layoutChanged(_ new: ScreenLayout, in ui: inout ViewerUI) -> String? {
+        let previous = ui.screenLayout
+        ui.screenLayout = new
         guard previous != nil else {
             if let n = requestedNumber {
                 requestedNumber = nil
                 do {
                     // asked for on the command line: the last choice for this host from now on
-                    choose(try ScreenPicker.choice(forMonitor: n, in: new))
+                    choose(try ScreenPicker.choice(forMonitor: n, in: new), in: &ui)
                     return nil
                 } catch {
-                    choice = .all
+                    ui.monitorChoice = .all
                     return "\(error); showing all screens"
                 }
             }
             if let saved = memory?.rememberedChoice(for: host) {
                 // a remembered screen that is gone is not worth a notice: it was not asked for now
-                choice = ScreenPicker.resolve(choice: saved, in: new).choice
+                ui.monitorChoice = ScreenPicker.resolve(choice: saved, in: new).choice
             }
             return nil
         }
-        let r = ScreenPicker.resolve(choice: choice, in: new, previous: previous)
-        choice = r.choice
+        let r = ScreenPicker.resolve(choice: ui.monitorChoice, in: new, previous: previous)
+        ui.monitorChoice = r.choice
         return r.notice
     }
 
     /// `--monitor N` with a server that never described its screens.
-    public func noLayoutNotice() -> String? {
-        guard let n = requestedNumber, layout == nil else { return nil }
+    public func noLayoutNotice(_ ui: ViewerUI) -> String? {
+        guard let n = requestedNumber, ui.screenLayout == nil else { return nil }
         requestedNumber = nil
         return "The server does not describe its screens (no ExtendedDesktopSize): --monitor \(n) ignored, showing the whole desktop"
     }
 
     /// The user chose (picker, keys, gesture): shown and remembered for this host.
-    public func choose(_ c: MonitorChoice) {
-        choice = c
+    public func choose(_ c: MonitorChoice, in ui: inout ViewerUI) {
+        ui.monitorChoice = c
         do {
             try memory?.rememberChoice(c, for: host)
         } catch {
@@ -87,15 +83,16 @@ public final class MonitorController {
     }
 
     /// The next or previous screen in display order (all screens counts as one stop).
-    public func cycle(forward: Bool) -> MonitorChoice? {
-        guard let layout, hasSeveralScreens else { return nil }
-        let p = ScreenPicker(layout: layout, current: choice)
-        return forward ? p.next(after: choice) : p.previous(before: choice)
+    public func cycle(forward: Bool, _ ui: ViewerUI) -> MonitorChoice? {
+        guard let layout = ui.screenLayout, ui.severalScreens else { return nil }
+        let c = ui.monitorChoice
+        let p = ScreenPicker(layout: layout, current: c)
+        return forward ? p.next(after: c) : p.previous(before: c)
     }
 
     /// A label for notices: "Screen 2 of 3" or "All screens".
-    public func label(_ c: MonitorChoice) -> String {
-        guard let layout, case .screen = c else { return "All screens" }
+    public func label(_ c: MonitorChoice, _ ui: ViewerUI) -> String {
+        guard let layout = ui.screenLayout, case .screen = c else { return "All screens" }
         let p = ScreenPicker(layout: layout)
         return "\(p.label(for: c)) of \(p.screens.count)"
     }

@@ -90,3 +90,20 @@ enum Synth {
         return events.flatMap { r.handle($0) }
     }
 }
+
+/// A monitor controller with the UI state it decides for (the layout and choice live in
+/// `ViewerUI`), as the window holds them together.
+final class Screens {
+    let controller: MonitorController
+    var ui = ViewerUI()
+    init(requestedNumber: Int? = nil, memory: MonitorChoiceMemory? = nil, host: String) {
+        controller = MonitorController(requestedNumber: requestedNumber, memory: memory, host: host)
+    }
+    var choice: MonitorChoice { ui.monitorChoice }
+    var region: Rect? { controller.region(ui) }
+    func layoutChanged(_ l: ScreenLayout) -> String? { controller.layoutChanged(l, in: &ui) }
+    func noLayoutNotice() -> String? { controller.noLayoutNotice(ui) }
+    func choose(_ c: MonitorChoice) { controller.choose(c, in: &ui) }
+    func cycle(forward: Bool) -> MonitorChoice? { controller.cycle(forward: forward, ui) }
+    func label(_ c: MonitorChoice) -> String { controller.label(c, ui) }
+}

@@ -24,31 +24,31 @@ final class MonitorTests: XCTestCase {
 
     func testStartChoiceFromCommandLineOrMemory() throws {
         let mem = try memory()
-        let a = MonitorController(requestedNumber: 2, memory: mem, host: "h::1")
+        let a = Screens(requestedNumber: 2, memory: mem, host: "h::1")
         XCTAssertNil(a.layoutChanged(Self.two))
         XCTAssertEqual(a.choice, .screen(id: 20))
         XCTAssertEqual(a.region, Rect(x: 1920, y: 0, w: 1024, h: 768))
         // remembered: the next start without --monitor comes back to it
-        let b = MonitorController(memory: mem, host: "h::1")
+        let b = Screens(memory: mem, host: "h::1")
         XCTAssertNil(b.layoutChanged(Self.three))
         XCTAssertEqual(b.choice, .screen(id: 20))
         // another host has its own
-        let c = MonitorController(memory: mem, host: "other::1")
+        let c = Screens(memory: mem, host: "other::1")
         _ = c.layoutChanged(Self.two)
         XCTAssertEqual(c.choice, .all)
         XCTAssertNil(c.region)
         // out of range: all screens, and why
-        let d = MonitorController(requestedNumber: 3, memory: mem, host: "h::1")
+        let d = Screens(requestedNumber: 3, memory: mem, host: "h::1")
         XCTAssertEqual(d.layoutChanged(Self.two), "the server has 2 screens; --monitor 3 is not one of them; showing all screens")
         XCTAssertEqual(d.choice, .all)
         // a server that never sends a layout
-        let e = MonitorController(requestedNumber: 2, memory: nil, host: "h::1")
+        let e = Screens(requestedNumber: 2, memory: nil, host: "h::1")
         XCTAssertNotNil(e.noLayoutNotice())
         XCTAssertNil(e.noLayoutNotice(), "said once")
     }
 
     func testLayoutChangesKeepOrFallBack() {
-        let m = MonitorController(host: "h")
+        let m = Screens(host: "h")
         _ = m.layoutChanged(Self.three)
         m.choose(.screen(id: 30))
         // screen 30 moved and shrank: still shown, where it is now
@@ -66,7 +66,7 @@ final class MonitorTests: XCTestCase {
     }
 
     func testCyclingInDisplayOrder() {
-        let m = MonitorController(host: "h")
+        let m = Screens(host: "h")
         XCTAssertNil(m.cycle(forward: true), "no layout: nothing to cycle")
         _ = m.layoutChanged(Self.three)
         XCTAssertEqual(m.cycle(forward: true), .screen(id: 10))

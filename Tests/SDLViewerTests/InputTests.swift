@@ -42,6 +42,15 @@ final class InputTests: XCTestCase {
         // fractions of the window as SDL gives them; the time is SDL's stamp in seconds
         guard case .finger(7, .down, 0.5, 0.25, let t)? = got.last else { return XCTFail("\(got.last.map { "\($0)" } ?? "nothing")") }
         XCTAssertEqual(t, Double(SDL_GetTicks()) / 1000, accuracy: 1)
+
+        var text = SDL_Event()
+        text.type = SDL_TEXTINPUT.rawValue
+        withUnsafeMutableBytes(of: &text.text.text) { b in for (i, c) in "é".utf8.enumerated() { b[i] = c } }
+        Synth.push(text)
+        var keymap = SDL_Event()
+        keymap.type = SDL_KEYMAPCHANGED.rawValue
+        Synth.push(keymap)
+        XCTAssertEqual(Synth.translated(), [.text("é"), .keymapChanged(keymap: nil)])
     }
 
     /// What SDL delivers for one tap on real hardware: the finger events and their mouse copies

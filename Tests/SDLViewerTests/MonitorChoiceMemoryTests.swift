@@ -24,26 +24,39 @@ final class MonitorChoiceMemoryTests: XCTestCase {
 
     func testStartChoiceFromCommandLineOrMemory() throws {
         let mem = try memory()
-        let a = MonitorController(requestedNumber: 2, memory: mem, host: "h::1")
+        let a = Screens(requestedNumber: 2, memory: mem, host: "h::1")
         XCTAssertNil(a.layoutChanged(Self.two))
         XCTAssertEqual(a.choice, .screen(id: 20))
         XCTAssertEqual(a.region, Rect(x: 1920, y: 0, w: 1024, h: 768))
         // remembered: the next start without --monitor comes back to it
-        let b = MonitorController(memory: mem, host: "h::1")
+        let b = Screens(memory: mem, host: "h::1")
         XCTAssertNil(b.layoutChanged(Self.three))
         XCTAssertEqual(b.choice, .screen(id: 20))
         // another host has its own
-        let c = MonitorController(memory: mem, host: "other::1")
+        let c = Screens(memory: mem, host: "other::1")
         _ = c.layoutChanged(Self.two)
         XCTAssertEqual(c.choice, .all)
         XCTAssertNil(c.region)
         // out of range: all screens, and why
-        let d = MonitorController(requestedNumber: 3, memory: mem, host: "h::1")
+        let d = Screens(requestedNumber: 3, memory: mem, host: "h::1")
         XCTAssertEqual(d.layoutChanged(Self.two), "the server has 2 screens; --monitor 3 is not one of them; showing all screens")
         XCTAssertEqual(d.choice, .all)
         // a server that never sends a layout
-        let e = MonitorController(requestedNumber: 2, memory: nil, host: "h::1")
+        let e = Screens(requestedNumber: 2, memory: nil, host: "h::1")
         XCTAssertNotNil(e.noLayoutNotice())
         XCTAssertNil(e.noLayoutNotice(), "said once")
     }
+}
+
+/// A monitor controller with the UI state it decides for, as the window holds them.
+final class Screens {
+    let controller: MonitorController
+    var ui = ViewerUI()
+    init(requestedNumber: Int? = nil, memory: MonitorChoiceMemory? = nil, host: String) {
+        controller = MonitorController(requestedNumber: requestedNumber, memory: memory, host: host)
+    }
+    var choice: MonitorChoice { ui.monitorChoice }
+    var region: Rect? { controller.region(ui) }
+    func layoutChanged(_ l: ScreenLayout) -> String? { controller.layoutChanged(l, in: &ui) }
+    func noLayoutNotice() -> String? { controller.noLayoutNotice(ui) }
 }

@@ -22,7 +22,7 @@ extension ViewerWindow {
     /// The pixels are copied under the framebuffer lock (one memcpy per row); encoding and
     /// writing happen off the main thread, so the window never stalls on a large desktop.
     func takeScreenshot() {
-        let region = monitors?.region
+        let region = router.flatMap { monitors?.region($0.ui) }
         let copy: (w: Int, h: Int, px: [UInt32])? = withFramebuffer { fb in
             guard let fb else { return nil }
             let r = region.map { $0.intersection(Rect(x: 0, y: 0, w: fb.width, h: fb.height)) }

@@ -31,8 +31,7 @@ extension ViewerWindow {
     /// scaling; the soft cursor stays on it.
     func applyMonitor() {
         guard let router, let monitors else { return }
-        router.monitorChoice = monitors.choice
-        let region = monitors.region
+        let region = monitors.region(router.ui)
         if router.viewport.region != region {
             router.viewport.region = region
             router.viewport.mode = initialScaling

@@ -76,16 +76,15 @@ extension ViewerWindow {
                 prompter?.post(.trust(id))
                 showPendingPrompt()
             case .screenLayout(let l, _):
-                let first = monitors?.layout == nil
-                showNotice(monitors?.layoutChanged(l))
-                router?.screenLayout = l
+                let first = router?.screenLayout == nil
+                if let router { showNotice(monitors?.layoutChanged(l, in: &router.ui)) }
                 if router?.picker != nil { router?.closePicker(); applyCursor() }
                 syncSizes()
                 applyMonitor()
                 // the desktop is made to fit the window as soon as the server says it can be
                 if first && remoteResize { resize.due = ViewerWindow.now() }
             case .updateEnded:
-                showNotice(monitors?.noLayoutNotice())
+                if let router { showNotice(monitors?.noLayoutNotice(router.ui)) }
             case .desktopSizeRequestResult(let status, let message):
                 resize.answerPending = false
                 if !status.isSuccess {

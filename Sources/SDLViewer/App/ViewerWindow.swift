@@ -367,14 +367,14 @@ public final class ViewerWindow {
                 applyCursor()
                 redraw = true
             case .chooseMonitor(let c):
-                monitors?.choose(c)
+                monitors?.choose(c, in: &router.ui)
                 applyMonitor()
                 redraw = true
             case .cycleMonitor(let forward):
-                if let m = monitors, let c = m.cycle(forward: forward) {
-                    m.choose(c)
+                if let m = monitors, let c = m.cycle(forward: forward, router.ui) {
+                    m.choose(c, in: &router.ui)
                     applyMonitor()
-                    showNotice(m.label(c))
+                    showNotice(m.label(c, router.ui))
                     redraw = true
                 }
             }

@@ -58,7 +58,11 @@ struct SDLInput {
             default: return nil
             }
         case SDL_KEYMAPCHANGED.rawValue:
-            return .keymapChanged
+            return .keymapChanged(keymap: nil)
+        case SDL_TEXTINPUT.rawValue:
+            var t = e.text
+            let s = withUnsafeBytes(of: &t.text) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            return s.isEmpty ? nil : .text(s)
         default:
             return nil
         }
