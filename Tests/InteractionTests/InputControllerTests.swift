@@ -261,6 +261,15 @@ final class InputControllerTests: XCTestCase {
         XCTAssertEqual(sink.take().filter { if case .pointer = $0 { return true }; return false }.count, 2)
     }
 
+    /// Text and keymap changes are for the front end's prompt and translator: nothing is sent.
+    func testTextAndKeymapChangesSendNothing() {
+        let r = router()
+        XCTAssertEqual(r.handle(.text("é")), [])
+        XCTAssertEqual(r.handle(.keymapChanged(keymap: nil)), [])
+        XCTAssertEqual(r.handle(.focusGained), [])
+        XCTAssertEqual(sink.take(), [])
+    }
+
     func testAfterTheSessionEndedAKeyCloses() {
         let r = router()
         r.ui.end(message: "Connection lost", offerReconnect: false)
