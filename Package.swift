@@ -61,6 +61,8 @@ let package = Package(
         .testTarget(name: "InteractionTests", dependencies: ["Interaction", "RFB", "CXKBCommon"]),
         .testTarget(name: "SDLViewerTests", dependencies: ["SDLViewer", "Interaction", "VNCSession", "RFB", "CSDL2"]),
         .testTarget(name: "VNCSessionTests", dependencies: ["VNCSession", "RFB", "FarcastTools"]),
+        // the command line's own logic (config files, environment reads, tool detection)
+        .testTarget(name: "ViewerTests", dependencies: ["viewer", "Interaction", "VNCSession", "RFB"]),
         .testTarget(name: "InteropTests", dependencies: ["RFB", "VNCSession", "FarcastTools"]),
     ],
     swiftLanguageModes: [.v6]

@@ -46,11 +46,7 @@ struct KioskCommand: ParsableCommand {
             die("\(config): \(ViewCommand.message(for: error))", code: 2)
         }
         var k = KioskOptions()
-        switch c.menu {
-        case .open: k.menuLock = .open
-        case .locked: k.menuLock = .locked
-        case .pin(let p): k.menuLock = .pin(p)
-        }
+        k.menuLock = c.menu
         // offered only when kiosk.conf says so (and the menu's lock lets them)
         k.screenshots = c.screenshots
         k.recording = c.recording

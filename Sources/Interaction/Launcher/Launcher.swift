@@ -34,7 +34,7 @@ public enum LauncherKey: Equatable, Sendable {
     case text(String)
 }
 
-public enum LauncherCommand: Equatable, Sendable {
+public enum LauncherAction: Equatable, Sendable {
     case connect(LauncherItem)
     /// The quick-connect field's text, in any syntax the command line takes.
     case quickConnect(String)
@@ -99,7 +99,7 @@ public struct Launcher: Equatable, Sendable {
         return nil
     }
 
-    public mutating func key(_ k: LauncherKey) -> LauncherCommand? {
+    public mutating func key(_ k: LauncherKey) -> LauncherAction? {
         switch mode {
         case .list: return listKey(k)
         case .form(var f):
@@ -119,7 +119,7 @@ public struct Launcher: Equatable, Sendable {
         }
     }
 
-    private mutating func listKey(_ k: LauncherKey) -> LauncherCommand? {
+    private mutating func listKey(_ k: LauncherKey) -> LauncherAction? {
         let n = rows.count
         switch k {
         case .up: selected = max(0, selected - 1)
@@ -153,7 +153,7 @@ public struct Launcher: Equatable, Sendable {
     }
 
     /// Connects to row `i`.
-    mutating func activate(_ i: Int) -> LauncherCommand? {
+    mutating func activate(_ i: Int) -> LauncherAction? {
         switch rows[safe: i] {
         case .item(let it)?: return .connect(it)
         case .quickConnect(let a)?: return .quickConnect(a)
@@ -162,7 +162,7 @@ public struct Launcher: Equatable, Sendable {
     }
 
     /// Ctrl+N: a new connection; the address is what was typed, if anything.
-    public mutating func openNew() -> LauncherCommand? {
+    public mutating func openNew() -> LauncherAction? {
         let addr = query.trimmingCharacters(in: .whitespaces)
         showForm(LauncherForm(title: "New connection", name: "", values: ["address": addr], originalName: nil))
         return .textFocus(true)
@@ -170,7 +170,7 @@ public struct Launcher: Equatable, Sendable {
 
     /// Ctrl+E edits the selected saved connection (a recent or discovered one is saved anew);
     /// Ctrl+D duplicates it.
-    public mutating func openEdit(duplicate: Bool, values: [String: String]? = nil) -> LauncherCommand? {
+    public mutating func openEdit(duplicate: Bool, values: [String: String]? = nil) -> LauncherAction? {
         guard let it = selectedItem else { return nil }
         let v = values ?? editValues[it.title] ?? ["address": it.address]
         if it.kind == .saved && !duplicate {
@@ -199,7 +199,7 @@ public struct Launcher: Equatable, Sendable {
         return name
     }
 
-    private mutating func formKey(_ k: LauncherKey, _ f: inout LauncherForm) -> LauncherCommand? {
+    private mutating func formKey(_ k: LauncherKey, _ f: inout LauncherForm) -> LauncherAction? {
         let wasText = f.focusIsText
         switch k {
         case .up, .shiftTab: f.moveFocus(-1)
@@ -221,7 +221,7 @@ public struct Launcher: Equatable, Sendable {
     }
 
     /// A form button, from a key or a tap.
-    mutating func press(_ b: LauncherForm.Button?, _ f: inout LauncherForm) -> LauncherCommand? {
+    mutating func press(_ b: LauncherForm.Button?, _ f: inout LauncherForm) -> LauncherAction? {
         switch b {
         case .save?: return .save(f)
         case .cancel?:

@@ -112,7 +112,7 @@ extension Launcher {
     }
 
     /// A click or tap at `p` (window points).
-    public mutating func tap(at p: ViewPoint) -> LauncherCommand? {
+    public mutating func tap(at p: ViewPoint) -> LauncherAction? {
         switch mode {
         case .list:
             if layout.queryField.contains(p) { return .textFocus(true) }

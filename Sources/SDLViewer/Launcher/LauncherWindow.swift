@@ -167,7 +167,7 @@ public final class LauncherWindow {
     }
 
     /// Carries out what the state machine asked.
-    func perform(_ cmd: LauncherCommand?) {
+    func perform(_ cmd: LauncherAction?) {
         guard let cmd else { return }
         switch cmd {
         case .connect(let it): connect(it)

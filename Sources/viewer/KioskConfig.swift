@@ -1,44 +1,44 @@
 import Foundation
+import Interaction
+import VNCSession
 
 /// `/etc/farcast/kiosk.conf`: one `key = value` per line, `#` starts a comment. Every key
 /// is checked, and a mistake is reported with its line number and what would be right: a kiosk
 /// that silently ignores a typo is a kiosk that shows the wrong thing on a wall.
-public struct KioskConfig: Equatable, Sendable {
-    public enum MenuLock: Equatable, Sendable { case open, locked, pin(String) }
-
-    public var host = ""
-    public var passwordFile: String?
-    public var username: String?
-    public var security: String?
-    public var input = "touch"
-    public var monitor: Int?
-    public var scale = "fit"
-    public var quality: Int?
+struct KioskConfig: Equatable, Sendable {
+    var host = ""
+    var passwordFile: String?
+    var username: String?
+    var security: String?
+    var input = "touch"
+    var monitor: Int?
+    var scale = "fit"
+    var quality: Int?
     /// `quality = lossless`: no JPEG at all (the window's default is JPEG quality 8).
-    public var lossless = false
-    public var rotate = 0
-    public var onScreenKeyboard = false
-    public var menu = MenuLock.locked
-    public var viewOnly = false
+    var lossless = false
+    var rotate = 0
+    var onScreenKeyboard = false
+    var menu = MenuLock.locked
+    var viewOnly = false
     /// Screenshots and recording (the menu's entries, Ctrl+Alt+S and Ctrl+Alt+R, where the
     /// menu lets them): off unless asked for; they go to the state directory.
-    public var screenshots = false
-    public var recording = false
+    var screenshots = false
+    var recording = false
     /// Where a recording stops (bytes).
-    public var recordingMaxBytes = RecordingLimit.defaultMaxBytes
+    var recordingMaxBytes = RecordingLimit.defaultMaxBytes
 
-    public static let defaultPath = "/etc/farcast/kiosk.conf"
+    static let defaultPath = "/etc/farcast/kiosk.conf"
     static let keys = ["host", "password-file", "username", "security", "input", "monitor", "scale", "quality",
                        "rotate", "on-screen-keyboard", "menu", "pin", "view-only", "screenshots", "recording",
                        "recording-max-size"]
 
-    public init() {}
+    init() {}
 
-    public struct ConfigError: Error, CustomStringConvertible, Equatable {
-        public let description: String
+    struct ConfigError: Error, CustomStringConvertible, Equatable {
+        let description: String
     }
 
-    public static func load(path: String) throws -> KioskConfig {
+    static func load(path: String) throws -> KioskConfig {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(description: "cannot read \(path) (\(String(cString: strerror(errno)))); it names the server the kiosk shows")
         }
@@ -61,7 +61,7 @@ public struct KioskConfig: Equatable, Sendable {
                           + "make it the kiosk's only: sudo chown \(owner) \(path) && sudo chmod \(mode) \(path)")
     }
 
-    public static func parse(_ text: String, file: String = "kiosk.conf") throws -> KioskConfig {
+    static func parse(_ text: String, file: String = "kiosk.conf") throws -> KioskConfig {
         var c = KioskConfig()
         var menu: String?, pin: String?
         for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
