@@ -92,12 +92,16 @@ struct ConnectionOptions: ParsableArguments {
     var plan: ConnectionPlan {
         if listen {
             var p = ConnectionPlan(target: .tcp(HostSpec(host: "localhost", port: 5900)))
+            p.sshCommand = ViewerEnvironment.sshCommand
+            p.searchPath = ViewerEnvironment.searchPath
             p.listenPort = host.flatMap { Int($0) } ?? 5500
             p.listenOnAllInterfaces = listenAll
             return p
         }
         let parsed = try? ConnectionTarget.parse(host ?? "localhost")
         var p = ConnectionPlan(target: parsed?.target ?? .tcp(HostSpec(host: "localhost", port: 5900)), via: via)
+        p.sshCommand = ViewerEnvironment.sshCommand
+        p.searchPath = ViewerEnvironment.searchPath
         p.connectTimeout = connectTimeout
         return p
     }
@@ -127,17 +131,21 @@ struct ConnectionOptions: ParsableArguments {
     /// VNC_USERNAME / VNC_PASSWORD / --password-file / the URI's user name (no prompting).
     var givenCredentials: CredentialSources {
         let fromFile = passwordFile.flatMap { passwordFromFile($0) }
-        var c = CredentialSources.fromEnvironment(passwordFromFile: fromFile, prompt: false)
+        var c = CredentialSources(username: ViewerEnvironment.variables["VNC_USERNAME"].flatMap { $0.isEmpty ? nil : $0 },
+                                  password: fromFile ?? ProcessSecrets.vncPassword, prompt: false)
         c.username = c.username ?? uriUsername
         return c
     }
 
-    var knownHostsFile: KnownHosts { KnownHosts(path: knownHosts ?? KnownHosts.defaultPath) }
+    var knownHostsFile: KnownHosts { KnownHosts(path: knownHosts ?? KnownHosts.defaultPath(env: ViewerEnvironment.variables)) }
 
     /// Given or saved credentials and known hosts, answered by the session itself; with
     /// --save-password, what was used is saved once the login succeeded.
     func answers() -> HandshakeAnswers {
-        let recorder = CredentialRecorder(store: CredentialStores.preferred(), save: savePassword)
+        let env = ViewerEnvironment.variables
+        let store = CredentialStores.preferred(filePath: CredentialStores.defaultFilePath(env: env),
+                                               sessionBus: env["DBUS_SESSION_BUS_ADDRESS"], searchPath: ViewerEnvironment.searchPath)
+        let recorder = CredentialRecorder(store: store, save: savePassword)
         var a = HandshakeAnswers.standard(given: givenCredentials, recorder: recorder,
                                           knownHosts: knownHostsFile, trustNew: trustNewCertificate)
         let remember = a.loggedIn

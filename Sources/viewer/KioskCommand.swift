@@ -19,7 +19,7 @@ struct KioskCommand: ParsableCommand {
         let c: KioskConfig
         do { c = try KioskConfig.load(path: config) } catch { die("\(error)", code: 2) }
         // state (remembered keys, the screen chosen) in the unit's StateDirectory when it has one
-        if let state = ProcessInfo.processInfo.environment["STATE_DIRECTORY"]?.split(separator: ":").first {
+        if let state = ViewerEnvironment.variables["STATE_DIRECTORY"]?.split(separator: ":").first {
             setenv("XDG_CONFIG_HOME", String(state), 1)
             setenv("XDG_STATE_HOME", String(state), 1)
         }
@@ -51,9 +51,9 @@ struct KioskCommand: ParsableCommand {
         k.screenshots = c.screenshots
         k.recording = c.recording
         // wrong PINs counted across restarts, next to known_hosts in the state directory
-        k.pinFailures = PinFailureFile.standard()
+        k.pinFailures = PinFailureFile.standard(environment: ViewerEnvironment.variables)
         k.holdsConsole = true
-        k.notifier = SystemdNotifier()
+        k.notifier = SystemdNotifier(environment: ViewerEnvironment.variables)
         k.hideCursor = true
         view.runWindow(kiosk: k)
     }

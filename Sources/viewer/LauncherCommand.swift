@@ -17,7 +17,10 @@ struct LauncherCommand: ParsableCommand {
     var touchLayout = false
 
     func run() throws {
-        let w = LauncherWindow()
+        let env = ViewerEnvironment.variables
+        let w = LauncherWindow(store: SavedConnectionStore(path: SavedConnectionStore.defaultPath(env: env)),
+                               recent: RecentConnections(path: RecentConnections.defaultPath(env: env)),
+                               thumbnailDirectory: SessionThumbnails.directory(env: env))
         w.importPaths = imports
         w.startInTouchLayout = touchLayout
         let status: Int32

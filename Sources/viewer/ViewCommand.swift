@@ -108,7 +108,7 @@ struct ViewCommand: ParsableCommand {
         w.clipboardPrimary = clipboardPrimary
         w.touchMode = trackpad ? .trackpad : .touch
         w.monitorNumber = monitor
-        w.monitorMemory = MonitorMemory()
+        w.monitorMemory = MonitorMemory(url: MonitorMemory.defaultURL(env: ViewerEnvironment.variables))
         w.remoteResize = remoteResize && !viewOnly
         w.localDisplay = display
         w.showKeyboardAtStart = onScreenKeyboard && !viewOnly
@@ -120,7 +120,7 @@ struct ViewCommand: ParsableCommand {
         let end: Session.State
         do { end = try w.run() } catch { die("\(error)") }
         // started by the launcher: leave it a picture of the last screen
-        if let thumb = ProcessInfo.processInfo.environment["FARCAST_THUMBNAIL"], !thumb.isEmpty {
+        if let thumb = ViewerEnvironment.variables["FARCAST_THUMBNAIL"], !thumb.isEmpty {
             session.withFramebuffer { fb in fb.map { try? SessionThumbnail.write($0, to: thumb) } }
         }
         // the window has shown why; the exit status and a line on stderr say it to scripts too

@@ -62,7 +62,8 @@ final class LauncherWindowTests: XCTestCase {
         let script = dir + "/fake-viewer"
         try "#!/bin/sh\nprintf '%s\\n' \"$@\" > \(args)\necho 'viewer: no such host' >&2\nexit 1\n".write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o755)
-        let w = LauncherWindow(store: store, recent: RecentConnections(path: dir + "/recent"), executable: script)
+        let w = LauncherWindow(store: store, recent: RecentConnections(path: dir + "/recent"),
+                               thumbnailDirectory: SessionThumbnails.directory(env: ProcessInfo.processInfo.environment), executable: script)
         w.discoveryEnabled = false
         try w.open()
         defer { w.discovery?.stop(); w.teardown() }
@@ -141,7 +142,8 @@ final class LauncherWindowTests: XCTestCase {
     /// its keys type into the field.
     func testTouchTypesWithTheOnScreenKeyboard() throws {
         let store = SavedConnectionStore(path: dir + "/connections")
-        let w = LauncherWindow(store: store, recent: RecentConnections(path: dir + "/recent"), executable: "/bin/false")
+        let w = LauncherWindow(store: store, recent: RecentConnections(path: dir + "/recent"),
+                               thumbnailDirectory: SessionThumbnails.directory(env: ProcessInfo.processInfo.environment), executable: "/bin/false")
         w.discoveryEnabled = false
         try w.open()
         defer { w.teardown() }
@@ -173,7 +175,8 @@ final class LauncherWindowTests: XCTestCase {
     func testCorruptFileIsShownAndNotOverwritten() throws {
         let path = dir + "/connections"
         try "[Lab]\naddress = lab:2\nzoom = 3\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let w = LauncherWindow(store: SavedConnectionStore(path: path), recent: RecentConnections(path: dir + "/recent"), executable: "/bin/false")
+        let w = LauncherWindow(store: SavedConnectionStore(path: path), recent: RecentConnections(path: dir + "/recent"),
+                               thumbnailDirectory: SessionThumbnails.directory(env: ProcessInfo.processInfo.environment), executable: "/bin/false")
         w.discoveryEnabled = false
         try w.open()
         defer { w.discovery?.stop(); w.teardown() }
@@ -190,7 +193,8 @@ final class LauncherWindowTests: XCTestCase {
         let file = dir + "/Build box.tigervnc"
         try "TigerVNC Configuration file Version 1.0\nServerName=build::5902\nViewOnly=1\nMenuKey=F9\n".write(toFile: file, atomically: true, encoding: .utf8)
         let store = SavedConnectionStore(path: dir + "/connections")
-        let w = LauncherWindow(store: store, recent: RecentConnections(path: dir + "/recent"), executable: "/bin/false")
+        let w = LauncherWindow(store: store, recent: RecentConnections(path: dir + "/recent"),
+                               thumbnailDirectory: SessionThumbnails.directory(env: ProcessInfo.processInfo.environment), executable: "/bin/false")
         w.discoveryEnabled = false
         try w.open()
         defer { w.discovery?.stop(); w.teardown() }

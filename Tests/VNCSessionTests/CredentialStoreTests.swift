@@ -131,10 +131,13 @@ final class CredentialStoreTests: XCTestCase {
 
     // MARK: Secret Service
 
+    /// The tools are looked for where the command line would look: PATH.
+    var searchPath: String { ProcessInfo.processInfo.environment["PATH"] ?? ChildProcess.defaultSearchPath }
+
     /// A private session bus with gnome-keyring-daemon's secrets component, unlocked, its data
     /// under a temporary HOME. Sets DBUS_SESSION_BUS_ADDRESS for this process until teardown.
     func privateKeyring() throws -> [String: String] {
-        for t in ["dbus-daemon", "gnome-keyring-daemon", "secret-tool", "dbus-send"] where SecretServiceCredentialStore.which(t) == nil {
+        for t in ["dbus-daemon", "gnome-keyring-daemon", "secret-tool", "dbus-send"] where ChildProcess.find(t, searchPath: searchPath) == nil {
             throw XCTSkip("\(t) is missing (scripts/install-deps.sh installs dbus, gnome-keyring, libsecret-tools)")
         }
         let home = tempDir()
@@ -145,7 +148,7 @@ final class CredentialStoreTests: XCTestCase {
         env["XDG_RUNTIME_DIR"] = home + "/run"
         try FileManager.default.createDirectory(atPath: home + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let bus = Process()
-        bus.executableURL = URL(fileURLWithPath: SecretServiceCredentialStore.which("dbus-daemon") ?? "")
+        bus.executableURL = URL(fileURLWithPath: ChildProcess.find("dbus-daemon", searchPath: searchPath) ?? "")
         bus.arguments = ["--session", "--nofork", "--print-address=1", "--address=unix:path=\(home)/run/bus"]
         bus.environment = env
         let out = Pipe()
@@ -160,7 +163,7 @@ final class CredentialStoreTests: XCTestCase {
         XCTAssertTrue(address.hasPrefix("unix:"), address)
         env["DBUS_SESSION_BUS_ADDRESS"] = address
         let gk = Process()
-        gk.executableURL = URL(fileURLWithPath: SecretServiceCredentialStore.which("gnome-keyring-daemon") ?? "")
+        gk.executableURL = URL(fileURLWithPath: ChildProcess.find("gnome-keyring-daemon", searchPath: searchPath) ?? "")
         gk.arguments = ["--foreground", "--unlock", "--components=secrets", "--control-directory=\(home)/run/keyring"]
         gk.environment = env
         let inp = Pipe()
@@ -177,7 +180,7 @@ final class CredentialStoreTests: XCTestCase {
         // wait until our daemon owns the name (not an activated one)
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if let r = SecretServiceCredentialStore.run("dbus-send", ["--session", "--print-reply", "--dest=org.freedesktop.DBus",
+            if let r = SecretServiceCredentialStore.run("dbus-send", searchPath: searchPath, ["--session", "--print-reply", "--dest=org.freedesktop.DBus",
                                                                       "/org/freedesktop/DBus", "org.freedesktop.DBus.ListNames"]),
                String(decoding: r.out, as: UTF8.self).contains("\"org.freedesktop.secrets\"") { return env }
             Thread.sleep(forTimeInterval: 0.1)
@@ -186,10 +189,11 @@ final class CredentialStoreTests: XCTestCase {
     }
 
     func testSecretServiceRoundTrip() throws {
-        _ = try privateKeyring()
-        XCTAssertTrue(SecretServiceCredentialStore.available)
-        XCTAssertTrue(CredentialStores.preferred(filePath: "/nonexistent/credentials") is SecretServiceCredentialStore)
-        let s = SecretServiceCredentialStore()
+        let env = try privateKeyring()
+        let bus = env["DBUS_SESSION_BUS_ADDRESS"]
+        XCTAssertTrue(SecretServiceCredentialStore.available(sessionBus: bus, searchPath: searchPath))
+        XCTAssertTrue(CredentialStores.preferred(filePath: "/nonexistent/credentials", sessionBus: bus, searchPath: searchPath) is SecretServiceCredentialStore)
+        let s = SecretServiceCredentialStore(searchPath: searchPath)
         XCTAssertNil(s.lookup(server: "h:5901", username: "bob")?.passwordBytes)
         try s.save(server: "h:5901", credentials: Credentials(username: "bob", password: Array("s3 cr€t".utf8)))
         try s.save(server: "h:5901", credentials: Credentials(username: "", password: Array("vncpw".utf8)))
@@ -205,7 +209,8 @@ final class CredentialStoreTests: XCTestCase {
         let old = getenv("DBUS_SESSION_BUS_ADDRESS").map { String(cString: $0) }
         unsetenv("DBUS_SESSION_BUS_ADDRESS")
         defer { if let old { setenv("DBUS_SESSION_BUS_ADDRESS", old, 1) } }
-        XCTAssertFalse(SecretServiceCredentialStore.available)
-        XCTAssertTrue(CredentialStores.preferred(filePath: "/tmp/x") is FileCredentialStore)
+        XCTAssertFalse(SecretServiceCredentialStore.available(sessionBus: nil, searchPath: searchPath))
+        XCTAssertFalse(SecretServiceCredentialStore.available(sessionBus: "", searchPath: searchPath))
+        XCTAssertTrue(CredentialStores.preferred(filePath: "/tmp/x", sessionBus: nil, searchPath: searchPath) is FileCredentialStore)
     }
 }

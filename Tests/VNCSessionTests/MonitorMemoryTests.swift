@@ -109,8 +109,11 @@ final class MonitorMemoryTests: XCTestCase {
     }
 
     func testDefaultLocationFollowsXDGStateHome() {
-        // only the shape: the test process's environment is not ours to change
-        let p = MonitorMemory.defaultURL.path
+        XCTAssertEqual(MonitorMemory.defaultURL(env: ["XDG_STATE_HOME": "/s"]).path, "/s/farcast/monitors")
+        XCTAssertEqual(MonitorMemory.defaultURL(env: ["XDG_STATE_HOME": ""]).path,
+                       MonitorMemory.defaultURL(env: [:]).path, "empty is unset")
+        // the shape with the test process's environment (not ours to change)
+        let p = MonitorMemory.defaultURL(env: ProcessInfo.processInfo.environment).path
         XCTAssertTrue(p.hasSuffix("/farcast/monitors"), p)
         if let state = ProcessInfo.processInfo.environment["XDG_STATE_HOME"], !state.isEmpty {
             XCTAssertTrue(p.hasPrefix(state), p)

@@ -37,7 +37,7 @@ extension ViewerWindow {
         }
         guard let copy else { showNotice("Nothing to take a screenshot of yet"); return }
         let name = session.desktopName.isEmpty ? session.spec : session.desktopName
-        let dir = UserDirectories.path("PICTURES")
+        let dir = UserDirectories.path("PICTURES", env: ProcessInfo.processInfo.environment)
         let tasks = mainTasks, wake = self.wake
         DispatchQueue.global(qos: .userInitiated).async {
             let message: String
@@ -61,7 +61,7 @@ extension ViewerWindow {
         if let r = recorder { endRecording(r); return }
         let name = session.desktopName.isEmpty ? session.spec : session.desktopName
         do {
-            let (path, fd) = try PrivateFile.createFresh(in: UserDirectories.path("VIDEOS"),
+            let (path, fd) = try PrivateFile.createFresh(in: UserDirectories.path("VIDEOS", env: ProcessInfo.processInfo.environment),
                                                          name: UserDirectories.stampedName(name, ext: "fbs"))
             let r = SessionRecorder(path: path, fileDescriptor: fd, maxBytes: recordingMaxBytes)
             // the size limit or a write error stops it on the session's thread: the next

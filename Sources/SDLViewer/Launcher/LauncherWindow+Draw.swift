@@ -135,7 +135,7 @@ extension LauncherWindow {
 
     func thumbnail(_ address: String) -> (tex: OpaquePointer, w: Int, h: Int)? {
         if let t = thumbnails[address] { return t }
-        let t = renderer.flatMap { SessionThumbnail.texture($0, path: SessionThumbnails.path(for: address)) }
+        let t = renderer.flatMap { SessionThumbnail.texture($0, path: SessionThumbnails.path(for: address, in: thumbnailDirectory)) }
         thumbnails[address] = t
         return t
     }

@@ -77,25 +77,22 @@ extension LauncherWindow {
     /// name and where to leave the thumbnail; never a password (the session finds a saved one
     /// in the credential store itself, or asks in its window).
     func start(arguments: [String], address: String, username: String?, savedName: String?) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = ["view"] + arguments
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "VNC_PASSWORD")
         env["VNC_USERNAME"] = username
-        let thumb = SessionThumbnails.path(for: address)
+        let thumb = SessionThumbnails.path(for: address, in: thumbnailDirectory)
         env["FARCAST_THUMBNAIL"] = thumb
-        p.environment = env
         let err = Pipe()
-        p.standardError = err
+        let p: Process
+        do { p = try ChildProcess.start(executable, ["view"] + arguments, environment: env, stderr: .pipe(err)) } catch {
+            state.notice = "Could not start a session: \(error.localizedDescription)"
+            return
+        }
+        // what it wrote before this handler was set waits in the pipe
         let s = RunningSession(process: p, stderr: err, address: address, savedName: savedName, thumbnail: thumb)
         err.fileHandleForReading.readabilityHandler = { h in
             let d = h.availableData
             if d.isEmpty { h.readabilityHandler = nil } else { s.received(d) }
-        }
-        do { try p.run() } catch {
-            state.notice = "Could not start a session: \(error.localizedDescription)"
-            return
         }
         running = s
         keyboardShown = false

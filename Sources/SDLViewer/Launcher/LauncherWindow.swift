@@ -13,6 +13,8 @@ public final class LauncherWindow {
     let recent: RecentConnections
     /// This program, started once per connection.
     let executable: String
+    /// Where sessions leave their thumbnails (`SessionThumbnails.directory`).
+    let thumbnailDirectory: String
     var state = Launcher()
     var window: OpaquePointer?
     var renderer: OpaquePointer?
@@ -39,10 +41,11 @@ public final class LauncherWindow {
     var discovery: ServiceDiscovery?
     var discoveryWake: WakeSignal?
 
-    public init(store: SavedConnectionStore = SavedConnectionStore(), recent: RecentConnections = RecentConnections(),
+    public init(store: SavedConnectionStore, recent: RecentConnections, thumbnailDirectory: String,
                 executable: String = LauncherWindow.selfExecutable) {
         self.store = store
         self.recent = recent
+        self.thumbnailDirectory = thumbnailDirectory
         self.executable = executable
     }
 

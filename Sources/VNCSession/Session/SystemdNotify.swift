@@ -10,8 +10,8 @@ public final class SystemdNotifier: @unchecked Sendable {
     private var lastPing = 0.0
     private let fd: Int32
 
-    /// nil when not started by systemd with Type=notify.
-    public init?(environment env: [String: String] = ProcessInfo.processInfo.environment) {
+    /// nil when not started by systemd with Type=notify (`env`: the command line's environment).
+    public init?(environment env: [String: String]) {
         guard let p = env["NOTIFY_SOCKET"], !p.isEmpty, p.utf8.count < 108 else { return nil }
         // WATCHDOG_PID, when set, names the process the watchdog is for
         if let pid = env["WATCHDOG_PID"].flatMap(Int32.init), pid != getpid() {

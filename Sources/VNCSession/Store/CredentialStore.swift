@@ -18,17 +18,20 @@ public protocol CredentialStore: Sendable {
 }
 
 public enum CredentialStores {
-    /// $XDG_CONFIG_HOME/farcast/credentials, else ~/.config/farcast/credentials.
-    public static var defaultFilePath: String {
-        let env = ProcessInfo.processInfo.environment
+    /// $XDG_CONFIG_HOME/farcast/credentials, else ~/.config/farcast/credentials (`env`: the
+    /// command line's environment).
+    public static func defaultFilePath(env: [String: String]) -> String {
         let base = env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() as NSString).appendingPathComponent(".config")
         return (base as NSString).appendingPathComponent("farcast/credentials")
     }
 
-    /// The Secret Service when one runs on the session bus, else the file.
-    public static func preferred(filePath: String = defaultFilePath) -> CredentialStore {
-        if SecretServiceCredentialStore.available { return SecretServiceCredentialStore() }
+    /// The Secret Service when one runs on the session bus (`sessionBus`:
+    /// DBUS_SESSION_BUS_ADDRESS; its tools looked for on `searchPath`), else the file.
+    public static func preferred(filePath: String, sessionBus: String?, searchPath: String) -> CredentialStore {
+        if SecretServiceCredentialStore.available(sessionBus: sessionBus, searchPath: searchPath) {
+            return SecretServiceCredentialStore(searchPath: searchPath)
+        }
         return FileCredentialStore(path: filePath)
     }
 }
@@ -43,7 +46,7 @@ public final class FileCredentialStore: CredentialStore {
     private static let lock = NSLock()
     /// The whole file, read into one Secret: far more than anyone's saved passwords.
     static let maxFileBytes = 1 << 20
-    public init(path: String = CredentialStores.defaultFilePath) { self.path = path }
+    public init(path: String) { self.path = path }
     public var location: String { path }
 
     static let header = "# Farcast saved credentials (--save-password): host:port base64(user) base64(password).\n# Plain text protected only by this file's permissions (0600), like .netrc or .pgpass.\n"
@@ -191,23 +194,19 @@ enum Base64 {
 /// (libsecret-tools): attributes application=farcast server=host:port user=NAME; the password
 /// goes on stdin and comes back on stdout, never in argv, read straight into a Secret.
 public final class SecretServiceCredentialStore: CredentialStore {
-    public init() {}
+    /// Where secret-tool is looked for (the command line's PATH).
+    let searchPath: String
+    public init(searchPath: String) { self.searchPath = searchPath }
     public var location: String { "the Secret Service" }
 
-    static func which(_ tool: String) -> String? {
-        for d in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-            let p = "\(d)/\(tool)"
-            if FileManager.default.isExecutableFile(atPath: p) { return p }
-        }
-        return nil
-    }
-
-    /// A session bus that has (or can start) org.freedesktop.secrets, and secret-tool.
-    public static var available: Bool {
-        guard let bus = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"], !bus.isEmpty,
-              which("secret-tool") != nil, which("dbus-send") != nil else { return false }
+    /// A session bus (`sessionBus`: its address, DBUS_SESSION_BUS_ADDRESS) that has (or can
+    /// start) org.freedesktop.secrets, and secret-tool. The tools inherit our environment.
+    public static func available(sessionBus: String?, searchPath: String) -> Bool {
+        guard let bus = sessionBus, !bus.isEmpty,
+              ChildProcess.find("secret-tool", searchPath: searchPath) != nil,
+              ChildProcess.find("dbus-send", searchPath: searchPath) != nil else { return false }
         for method in ["ListNames", "ListActivatableNames"] {
-            if let r = run("dbus-send", ["--session", "--print-reply", "--reply-timeout=3000", "--dest=org.freedesktop.DBus",
+            if let r = run("dbus-send", searchPath: searchPath, ["--session", "--print-reply", "--reply-timeout=3000", "--dest=org.freedesktop.DBus",
                                          "/org/freedesktop/DBus", "org.freedesktop.DBus.\(method)"]),
                r.status == 0, String(decoding: r.out, as: UTF8.self).contains("\"org.freedesktop.secrets\"") {
                 return true
@@ -217,8 +216,8 @@ public final class SecretServiceCredentialStore: CredentialStore {
     }
 
     /// Runs a tool whose output holds no secret; nil when it cannot start.
-    static func run(_ tool: String, _ args: [String]) -> (status: Int32, out: [UInt8])? {
-        guard let r = runSecret(tool, args) else { return nil }
+    static func run(_ tool: String, searchPath: String, _ args: [String]) -> (status: Int32, out: [UInt8])? {
+        guard let r = runSecret(tool, searchPath: searchPath, args) else { return nil }
         return (r.status, r.out.withBytes { Array($0) })
     }
 
@@ -227,30 +226,14 @@ public final class SecretServiceCredentialStore: CredentialStore {
 
     /// Runs a tool with `input` on stdin, its stdout read into a Secret (at most
     /// `Secret.maxBytes`); nil when it cannot start. Its stderr is discarded (it never holds the
-    /// password, but it is not ours to show either).
-    static func runSecret(_ tool: String, _ args: [String], input: UnsafeRawBufferPointer? = nil) -> ToolOutput? {
-        guard let path = which(tool) else { return nil }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        let inp = Pipe(), out = Pipe()
-        p.standardInput = inp; p.standardOutput = out
-        p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        do { try p.run() } catch { return nil }
-        if let input { _ = PrivateFile.writeAll(inp.fileHandleForWriting.fileDescriptor, input) }
-        try? inp.fileHandleForWriting.close()
+    /// password, but it is not ours to show either). No timeout: the keyring may ask the user
+    /// to unlock it.
+    static func runSecret(_ tool: String, searchPath: String, _ args: [String], input: UnsafeRawBufferPointer? = nil) -> ToolOutput? {
+        guard let path = ChildProcess.find(tool, searchPath: searchPath) else { return nil }
         var text = Secret(capacity: Secret.maxBytes)
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        let fd = out.fileHandleForReading.fileDescriptor
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            _ = chunk.withUnsafeBytes { text.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-        }
-        Secret.wipe(&chunk)
-        p.waitUntilExit()
-        return ToolOutput(status: p.terminationStatus, out: text)
+        guard let o = ChildProcess.run(path, args, input: input, maxOutput: Secret.maxBytes, output: { _ = text.append($0) }),
+              let status = o.status else { return nil }
+        return ToolOutput(status: status, out: text)
     }
 
     func attributes(_ server: String, _ user: String?) -> [String] {
@@ -262,7 +245,7 @@ public final class SecretServiceCredentialStore: CredentialStore {
     /// The user name saved for `server`: `secret-tool search` lists it as attribute.user (its
     /// output holds the secret too, so it is read as one and only that line is taken out).
     func savedUser(server: String) -> String? {
-        guard let r = SecretServiceCredentialStore.runSecret("secret-tool", ["search"] + attributes(server, nil)), r.status == 0 else { return nil }
+        guard let r = SecretServiceCredentialStore.runSecret("secret-tool", searchPath: searchPath, ["search"] + attributes(server, nil)), r.status == 0 else { return nil }
         let prefix = Array("attribute.user = ".utf8)
         return r.out.withBytes { b -> String? in
             var start = 0
@@ -280,7 +263,7 @@ public final class SecretServiceCredentialStore: CredentialStore {
 
     public func lookup(server: String, username: String?) -> Credentials? {
         guard let user = username ?? savedUser(server: server) else { return nil }
-        guard let r = SecretServiceCredentialStore.runSecret("secret-tool", ["lookup"] + attributes(server, user)),
+        guard let r = SecretServiceCredentialStore.runSecret("secret-tool", searchPath: searchPath, ["lookup"] + attributes(server, user)),
               r.status == 0, !r.out.isEmpty else { return nil }
         return Credentials(username: user, password: r.out)
     }
@@ -288,7 +271,7 @@ public final class SecretServiceCredentialStore: CredentialStore {
     public func save(server: String, credentials c: borrowing Credentials) throws {
         let label = c.username.isEmpty ? "Farcast VNC password for \(server)" : "Farcast VNC password for \(c.username)@\(server)"
         let args = ["store", "--label=\(label)"] + attributes(server, c.username)
-        guard let r = c.password.withBytes({ SecretServiceCredentialStore.runSecret("secret-tool", args, input: $0) }), r.status == 0 else {
+        guard let r = c.password.withBytes({ SecretServiceCredentialStore.runSecret("secret-tool", searchPath: searchPath, args, input: $0) }), r.status == 0 else {
             throw ProtocolError("cannot save the password in the Secret Service (secret-tool store failed)")
         }
     }

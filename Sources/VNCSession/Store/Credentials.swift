@@ -149,14 +149,6 @@ public struct CredentialSources: Sendable {
         self.username = username; self.password = password; self.prompt = prompt
     }
 
-    /// From the environment (VNC_USERNAME, VNC_PASSWORD) unless a password file gave the password.
-    public static func fromEnvironment(passwordFromFile: SharedSecret?, prompt: Bool = TerminalPrompt.available) -> CredentialSources {
-        let env = ProcessInfo.processInfo.environment
-        let user = env["VNC_USERNAME"].flatMap { $0.isEmpty ? nil : $0 }
-        let pw = passwordFromFile ?? ProcessSecrets.vncPassword
-        return CredentialSources(username: user, password: pw, prompt: prompt)
-    }
-
     /// The terminal's answer to what `answers` left open (`snapshot`, `record`): what the user
     /// gave when it is enough, a saved password when the user says to send it, else asked;
     /// nil when a piece is missing and prompting is off (the engine then says what to set).

@@ -14,11 +14,11 @@ public final class KnownHosts: Sendable {
     public let path: String
     private static let lock = NSLock()
 
-    public init(path: String = KnownHosts.defaultPath) { self.path = path }
+    public init(path: String) { self.path = path }
 
-    /// $XDG_CONFIG_HOME/farcast/known_hosts, else ~/.config/farcast/known_hosts.
-    public static var defaultPath: String {
-        let env = ProcessInfo.processInfo.environment
+    /// $XDG_CONFIG_HOME/farcast/known_hosts, else ~/.config/farcast/known_hosts (`env`: the
+    /// command line's environment).
+    public static func defaultPath(env: [String: String]) -> String {
         let base = env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() as NSString).appendingPathComponent(".config")
         return (base as NSString).appendingPathComponent("farcast/known_hosts")

@@ -25,15 +25,15 @@ public final class MonitorMemory: Sendable {
     // one lock for every instance: two windows of one process may share the file
     private static let lock = NSLock()
 
-    public init(url: URL = MonitorMemory.defaultURL, limit: Int = 200) {
+    public init(url: URL, limit: Int = 200) {
         self.url = url
         self.limit = max(1, limit)
     }
 
     /// $XDG_STATE_HOME/farcast/monitors, else ~/.local/state/farcast/monitors (state, not
-    /// configuration: it is what happened last, not a setting the user wrote).
-    public static var defaultURL: URL {
-        let env = ProcessInfo.processInfo.environment
+    /// configuration: it is what happened last, not a setting the user wrote; `env`: the
+    /// command line's environment).
+    public static func defaultURL(env: [String: String]) -> URL {
         let base = env["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/state")
         return URL(fileURLWithPath: (base as NSString).appendingPathComponent("farcast/monitors"))

@@ -29,7 +29,7 @@ public struct PinFailureFile: Sendable {
     public init(path: String) { self.path = path }
 
     /// `$XDG_STATE_HOME/farcast/pin-failures`, else `~/.local/state/farcast/pin-failures`.
-    public static func standard(environment env: [String: String] = ProcessInfo.processInfo.environment) -> PinFailureFile {
+    public static func standard(environment env: [String: String]) -> PinFailureFile {
         let base = env["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/state")
         return PinFailureFile(path: (base as NSString).appendingPathComponent("farcast/pin-failures"))

@@ -88,13 +88,13 @@ public final class SavedConnectionStore {
     /// Why the file could not be used; while set, `save` refuses.
     public private(set) var problem: String?
 
-    public static func defaultPath(env: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func defaultPath(env: [String: String]) -> String {
         let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         let config = env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
         return config + "/farcast/connections"
     }
 
-    public init(path: String = SavedConnectionStore.defaultPath()) {
+    public init(path: String) {
         self.path = path
         reload()
     }
@@ -133,13 +133,13 @@ public struct RecentConnections: Sendable {
     public let path: String
     public static let limit = 12
 
-    public static func defaultPath(env: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func defaultPath(env: [String: String]) -> String {
         let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         let state = env["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/state"
         return state + "/farcast/recent"
     }
 
-    public init(path: String = RecentConnections.defaultPath()) { self.path = path }
+    public init(path: String) { self.path = path }
 
     public func load() -> [(address: String, date: Date)] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
@@ -163,16 +163,21 @@ public struct RecentConnections: Sendable {
 
 /// A small picture of a session's last screen, per address: `$XDG_CACHE_HOME/farcast/thumbnails`.
 public enum SessionThumbnails {
-    public static func directory(env: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func directory(env: [String: String]) -> String {
         let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         let cache = env["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.cache"
         return cache + "/farcast/thumbnails"
     }
 
     /// FNV-1a of the address: a file name that says nothing about the host to a directory listing.
-    public static func path(for address: String, env: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func path(for address: String, env: [String: String]) -> String {
+        path(for: address, in: directory(env: env))
+    }
+
+    /// The file for `address` in `directory` (as `directory(env:)` gives it).
+    public static func path(for address: String, in directory: String) -> String {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for b in address.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-        return directory(env: env) + "/" + String(h, radix: 16) + ".png"
+        return directory + "/" + String(h, radix: 16) + ".png"
     }
 }

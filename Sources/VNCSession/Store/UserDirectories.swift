@@ -4,7 +4,7 @@ import Foundation
 public enum UserDirectories {
     /// `kind` is PICTURES or VIDEOS. From `$XDG_CONFIG_HOME/user-dirs.dirs` (as written by
     /// xdg-user-dirs-update), else `~/Pictures` / `~/Videos`.
-    public static func path(_ kind: String, env: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func path(_ kind: String, env: [String: String]) -> String {
         let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         let config = env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
         if let text = try? String(contentsOfFile: config + "/user-dirs.dirs", encoding: .utf8),

@@ -81,8 +81,10 @@ public struct ConnectionPlan: Sendable, CustomStringConvertible {
     public var target: ConnectionTarget
     /// `[user@]gateway[:port]` for `ssh -W`; the target's host is as seen from the gateway.
     public var via: String?
-    /// The ssh client and its fixed options (FARCAST_SSH overrides, e.g. "ssh -F ~/.ssh/other").
+    /// The ssh client and its fixed options (the command line sets FARCAST_SSH's, e.g. "ssh -F ~/.ssh/other").
     public var sshCommand: [String] = ["ssh"]
+    /// Where a command without a slash is looked for (the command line sets PATH's).
+    public var searchPath = ChildProcess.defaultSearchPath
     public var connectTimeout = 10.0
     /// Reverse connection: wait on this port for the server to connect (`target` is ignored).
     public var listenPort: Int?
@@ -92,9 +94,12 @@ public struct ConnectionPlan: Sendable, CustomStringConvertible {
     public init(target: ConnectionTarget, via: String? = nil) {
         self.target = target
         self.via = via
-        if let env = ProcessInfo.processInfo.environment["FARCAST_SSH"], !env.isEmpty {
-            sshCommand = env.split(separator: " ").map(String.init)
-        }
+    }
+
+    /// `FARCAST_SSH`'s value as the ssh command: words split at spaces; nil or empty: `ssh`.
+    public static func sshCommand(fromEnvironment value: String?) -> [String] {
+        guard let value, !value.isEmpty else { return ["ssh"] }
+        return value.split(separator: " ").map(String.init)
     }
 
     public func open(log: (String) -> Void = { _ in }) throws -> SocketTransport {
@@ -107,7 +112,7 @@ public struct ConnectionPlan: Sendable, CustomStringConvertible {
             guard case .tcp(let spec) = target else {
                 throw TransportError("--via works with host names, not \(target)")
             }
-            return try SocketTransport.connectVia(gateway: gw, target: spec, sshCommand: sshCommand, log: log)
+            return try SocketTransport.connectVia(gateway: gw, target: spec, sshCommand: sshCommand, searchPath: searchPath, log: log)
         }
         switch target {
         case .tcp(let spec): return try SocketTransport.connect(spec, timeout: connectTimeout)

@@ -284,7 +284,9 @@ extension SocketTransport {
     /// Through an SSH gateway with the system client (`ssh -W host:port gateway`), so the
     /// user's ~/.ssh/config, agent and keys apply. `sshCommand` is the client and its fixed
     /// options (FARCAST_SSH, default "ssh"). The child's stdin/stdout are our socketpair's other end.
+    /// `searchPath` is where a command without a slash is looked for (the command line's PATH).
     public static func connectVia(gateway: String, target: HostSpec, sshCommand: [String] = ["ssh"],
+                                  searchPath: String = ChildProcess.defaultSearchPath,
                                   log: (String) -> Void = { _ in }) throws -> SocketTransport {
         guard let exe = sshCommand.first else { throw TransportError("empty ssh command") }
         var fds: [Int32] = [0, 0]
@@ -299,14 +301,11 @@ extension SocketTransport {
         // -W host:port, with IPv6 literals in brackets
         let dest = target.host.contains(":") ? "[\(target.host)]:\(target.port)" : "\(target.host):\(target.port)"
         args += ["-o", "ExitOnForwardFailure=yes", "-W", dest, "--", gwHost]
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe.hasPrefix("/") ? exe : (findInPath(exe) ?? "/usr/bin/\(exe)"))
-        p.arguments = args
+        let path = exe.hasPrefix("/") ? exe : (ChildProcess.find(exe, searchPath: searchPath) ?? "/usr/bin/\(exe)")
         let theirs = FileHandle(fileDescriptor: fds[1], closeOnDealloc: false)
-        p.standardInput = theirs
-        p.standardOutput = theirs
         log("via: \(([exe] + args).joined(separator: " "))")
-        do { try p.run() } catch {
+        let p: Process
+        do { p = try ChildProcess.start(path, args, stdin: .handle(theirs), stdout: .handle(theirs)) } catch {
             Glibc.close(fds[0]); Glibc.close(fds[1])
             throw TransportError("cannot start ssh (\(exe)): \(error.localizedDescription)")
         }
@@ -332,14 +331,6 @@ extension SocketTransport {
             return (String(g[..<i]), p)
         }
         return (g, nil)
-    }
-
-    static func findInPath(_ name: String) -> String? {
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-            let p = "\(dir)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: p) { return p }
-        }
-        return nil
     }
 }
 
