@@ -130,7 +130,7 @@ struct ViewCommand: ParsableCommand {
 
     /// Keys through xkbcommon with the local layout; the built-in US map only if that fails.
     func keyTranslator() -> KeyTranslating {
-        let (spec, source) = KeyboardLayoutDetector.detect(override: keyboard, environment: ProcessInfo.processInfo.environment)
+        let (spec, source) = KeyboardLayoutDetector.detect(override: keyboard, environment: ViewerEnvironment.variables)
         do {
             let map = try KeyboardTranslator.parseModifierMap(mapModifier ?? "")
             let t = XKBKeyTranslator(try KeyboardTranslator(spec: spec, modifierMap: map))

@@ -1,5 +1,9 @@
+import Foundation
+import Interaction
+@testable import viewer
 import XCTest
-@testable import Interaction
+
+/// The detection: tools run, files and environment read, in its order of precedence.
 
 final class KeyboardLayoutDetectorTests: XCTestCase {
     private var dir: URL!
@@ -130,34 +134,6 @@ final class KeyboardLayoutDetectorTests: XCTestCase {
         let start = Date()
         XCTAssertNil(KeyboardLayoutDetector.run("setxkbmap", ["-query"], environment: ["PATH": bin], timeout: 0.3))
         XCTAssertLessThan(Date().timeIntervalSince(start), 5)
-    }
-
-    func testOverrideSyntax() {
-        XCTAssertEqual(KeyboardLayoutDetector.parseOverride("de"), KeyboardLayoutSpec(layout: "de"))
-        XCTAssertEqual(KeyboardLayoutDetector.parseOverride("de,nodeadkeys"), KeyboardLayoutSpec(layout: "de", variant: "nodeadkeys"))
-        XCTAssertEqual(KeyboardLayoutDetector.parseOverride(" fr(bepo) "), KeyboardLayoutSpec(layout: "fr", variant: "bepo"))
-        XCTAssertNil(KeyboardLayoutDetector.parseOverride(""))
-        XCTAssertNil(KeyboardLayoutDetector.parseOverride(",x"))
-    }
-
-    func testParsers() {
-        let query = """
-            rules:      evdev
-            model:      pc105
-            layout:     us,ru
-            variant:    ,
-            options:    grp:alt_shift_toggle
-            """
-        XCTAssertEqual(KeyboardLayoutDetector.parseSetxkbmapQuery(query),
-                       KeyboardLayoutSpec(rules: "evdev", model: "pc105", layout: "us,ru", variant: ",", options: "grp:alt_shift_toggle"))
-        XCTAssertNil(KeyboardLayoutDetector.parseSetxkbmapQuery("rules: evdev\n"))
-
-        XCTAssertEqual(KeyboardLayoutDetector.parseXKBRulesNames(#"_XKB_RULES_NAMES(STRING) = "evdev", "pc105", "de", "nodeadkeys", """#),
-                       KeyboardLayoutSpec(rules: "evdev", model: "pc105", layout: "de", variant: "nodeadkeys", options: ""))
-        XCTAssertNil(KeyboardLayoutDetector.parseXKBRulesNames("_XKB_RULES_NAMES:  not found."))
-
-        XCTAssertEqual(KeyboardLayoutDetector.parseDefaultKeyboard("XKBLAYOUT='de' # German\nexport XKBVARIANT=nodeadkeys\n"),
-                       KeyboardLayoutSpec(layout: "de", variant: "nodeadkeys"))
     }
 
     func testDetectedSpecBuildsATranslator() throws {
