@@ -1,4 +1,5 @@
 import Foundation
+import RFB
 
 /// Recognises gestures for either mode (switchable at run time with `setMode`). The front end
 /// feeds every finger event to `handle`, calls `poll` while `needsPolling` (momentum, a pending

@@ -61,14 +61,6 @@ public enum GestureAction: Equatable, Sendable, CustomStringConvertible {
 
 public enum SwipeDirection: Equatable, Sendable { case up, down, left, right }
 
-/// Which gestures apply.
-public enum TouchInputMode: Equatable, Sendable {
-    /// The remote pointer goes where the finger is.
-    case touch
-    /// The finger moves a soft cursor relatively, like a laptop touchpad.
-    case trackpad
-}
-
 /// Thresholds shared by both modes.
 public enum GestureConstants {
     /// A tap is quicker than this; a deliberate press lasts longer (taps measure 50-200 ms).

@@ -43,7 +43,7 @@ enum LauncherArguments {
         let shown = ServerText.printable((file as NSString).lastPathComponent, limit: 80)
         for why in r.refused { say("\(shown): refused \(why)") }
         if !r.notCarried.isEmpty { say("\(shown): not carried over: \(r.notCarried.joined(separator: ", "))") }
-        return Array(args.prefix(start)) + r.connection.arguments + args.dropFirst(start + 1)
+        return Array(args.prefix(start)) + ViewCommandLine.arguments(for: r.connection) + args.dropFirst(start + 1)
     }
 
     static func isConnectionFile(_ a: String) -> Bool {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import Interaction
+import RFB
 
 /// Drives a recogniser with timestamped touch points and records what it sends.
 /// The default scene: a 1000x800 desktop fitted into a 500x400 window (half size, no bars), so

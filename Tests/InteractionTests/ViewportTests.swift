@@ -1,5 +1,6 @@
 import XCTest
 @testable import Interaction
+import RFB
 
 final class ViewportTests: XCTestCase {
     func make(_ mode: ScalingMode, fb: (Int, Int), window: (Int, Int), output: (Int, Int)? = nil) -> Viewport {

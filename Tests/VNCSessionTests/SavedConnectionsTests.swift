@@ -1,4 +1,5 @@
 import Foundation
+import RFB
 @testable import VNCSession
 import XCTest
 
@@ -46,11 +47,32 @@ final class SavedConnectionsTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir + "/farcast"), ["connections"], "no temporary file left")
     }
 
-    func testArgumentsMapOntoTheCommandLine() throws {
-        XCTAssertEqual(try full().arguments, ["office.example:1", "--trackpad", "--quality", "5", "--monitor", "2", "--view-only",
-                                              "--clipboard", "receive", "--scale", "150%", "--fullscreen",
-                                              "--via", "me@gw.example:2222", "--security", "X509Plain,RA2", "--save-password"])
-        XCTAssertEqual(SavedConnection(name: "a", address: "h").arguments, ["h"])
+    /// The fields are the enums the viewer uses; the file spells them as it always did.
+    func testTypedFieldsReadAndWriteTheSameText() throws {
+        var c = SavedConnection(name: "a", address: "h")
+        XCTAssertEqual(c.input, .touch)
+        XCTAssertEqual(c.clipboard, .both)
+        XCTAssertEqual(c.scale, .fit)
+        for (text, scale) in [("fit", ScalingMode.fit), ("1:1", .zoom(1)), ("150%", .zoom(1.5)), ("12.5%", .zoom(0.125)),
+                              ("FIT", .fit), ("1600%", .zoom(16)), ("10%", .zoom(0.1))] {
+            try c.set("scale", text)
+            XCTAssertEqual(c.scale, scale, text)
+            XCTAssertEqual(c.values["scale"], text.lowercased(), text)
+        }
+        for bad in ["2", "0.5", "9%", "1601%", "big", "nan%"] {
+            XCTAssertThrowsError(try c.set("scale", bad), bad) {
+                XCTAssertEqual("\($0)", "scale takes fit, 1:1 or a zoom from 10% to 1600%, not '\(bad)'")
+            }
+        }
+        try c.set("input", "Trackpad")
+        XCTAssertEqual(c.input, .trackpad)
+        XCTAssertEqual(c.values["input"], "trackpad")
+        try c.set("clipboard", "send")
+        XCTAssertEqual(c.clipboard, .send)
+        XCTAssertThrowsError(try c.set("clipboard", "sideways")) {
+            XCTAssertEqual("\($0)", "clipboard takes both, send, receive, off, not 'sideways'")
+        }
+        XCTAssertThrowsError(try c.set("input", "mouse")) { XCTAssertEqual("\($0)", "input takes touch, trackpad, not 'mouse'") }
     }
 
     func testHandEditedFileIsReadAndMistakesNameTheLine() throws {

@@ -2,13 +2,6 @@ import CSDL2
 import RFB
 import VNCSession
 
-/// Which way clipboard text flows (`--clipboard both|send|receive|off`).
-public enum ClipboardDirection: String, Sendable, CaseIterable {
-    case both, send, receive, off
-    var sends: Bool { self == .both || self == .send }
-    var receives: Bool { self == .both || self == .receive }
-}
-
 /// The local (SDL) clipboard and the session's cut text. Main thread only (SDL's clipboard
 /// calls and events live there).
 ///

@@ -57,7 +57,7 @@ final class RunningSession: @unchecked Sendable {
 extension LauncherWindow {
     func connect(_ it: LauncherItem) {
         if it.kind == .saved, let c = store.contents.connections.first(where: { $0.name == it.title }) {
-            start(arguments: c.arguments, address: c.address, username: c.username, savedName: c.name)
+            start(arguments: ViewCommandLine.arguments(for: c), address: c.address, username: c.username, savedName: c.name)
         } else {
             quickConnect(it.address)
         }

@@ -93,7 +93,7 @@ public enum ConnectionImport {
         if let v = on("ViewOnly") { c.viewOnly = v }
         if let v = on("FullScreen") { c.fullscreen = v }
         let accept = on("AcceptClipboard") ?? true, send = on("SendClipboard") ?? true
-        c.clipboard = accept && send ? "both" : accept ? "receive" : send ? "send" : "off"
+        c.clipboard = accept && send ? .both : accept ? .receive : send ? .send : .off
         if on("NoJPEG") == true {
             c.lossless = true
         } else if on("AutoSelect") == false, let q = value("QualityLevel").flatMap(Int.init), (0...9).contains(q) {
@@ -177,7 +177,7 @@ public enum ConnectionImport {
             notCarried.append("password (Remmina's own encryption; type it once with Remember password on)")
         }
         if kv["viewonly"] == "1" { c.viewOnly = true }
-        if kv["disableclipboard"] == "1" { c.clipboard = "off" }
+        if kv["disableclipboard"] == "1" { c.clipboard = .off }
         switch kv["quality"] {
         case "0": c.quality = 2
         case "1": c.quality = 5

@@ -10,7 +10,7 @@ public struct SavedConnection: Equatable, Sendable {
     public var colour = "none"
     public var lastConnected: Date?
     /// touch or trackpad (`--touch` / `--trackpad`).
-    public var input = "touch"
+    public var input = TouchInputMode.touch
     /// 0-9, or nil for the window's default (8); `lossless` leaves JPEG out.
     public var quality: Int?
     public var lossless = false
@@ -18,9 +18,9 @@ public struct SavedConnection: Equatable, Sendable {
     public var monitor: Int?
     public var viewOnly = false
     /// both, send, receive or off (`--clipboard`).
-    public var clipboard = "both"
-    /// fit, 1:1 or N% (`--scale`).
-    public var scale = "fit"
+    public var clipboard = ClipboardDirection.both
+    /// fit, 1:1 or N% (`--scale`); the file spells it as `scaleText` does.
+    public var scale = ScalingMode.fit
     public var fullscreen = false
     /// `--via [user@]gateway[:port]`.
     public var via: String?
@@ -32,8 +32,8 @@ public struct SavedConnection: Equatable, Sendable {
     public init(name: String, address: String) { self.name = name; self.address = address }
 
     public static let colours = ["none", "red", "orange", "yellow", "green", "blue", "purple", "grey"]
-    public static let inputs = ["touch", "trackpad"]
-    public static let clipboards = ["both", "send", "receive", "off"]
+    public static let inputs = TouchInputMode.allCases.map(\.rawValue)
+    public static let clipboards = ClipboardDirection.allCases.map(\.rawValue)
     /// Keys in the order they are written; `name` is the section header, not a key.
     public static let keys = ["address", "colour", "last-connected", "input", "quality", "monitor", "view-only",
                               "clipboard", "scale", "fullscreen", "via", "security", "username", "remember-password"]
@@ -48,9 +48,9 @@ public struct SavedConnection: Equatable, Sendable {
         [
             "address": address, "colour": colour,
             "last-connected": lastConnected.map(SavedConnection.formatDate) ?? "",
-            "input": input, "quality": lossless ? "lossless" : quality.map(String.init) ?? "",
+            "input": input.rawValue, "quality": lossless ? "lossless" : quality.map(String.init) ?? "",
             "monitor": monitor.map(String.init) ?? "", "view-only": yesNo(viewOnly),
-            "clipboard": clipboard, "scale": scale, "fullscreen": yesNo(fullscreen),
+            "clipboard": clipboard.rawValue, "scale": SavedConnection.scaleText(scale), "fullscreen": yesNo(fullscreen),
             "via": via ?? "", "security": security ?? "", "username": username ?? "",
             "remember-password": yesNo(rememberPassword),
         ]
@@ -107,7 +107,9 @@ public struct SavedConnection: Equatable, Sendable {
             if v.isEmpty { lastConnected = nil; return }
             guard let d = SavedConnection.parseDate(v) else { throw Invalid("last-connected takes a date such as 2026-11-24T02:15:00Z, not '\(v)'") }
             lastConnected = d
-        case "input": input = try choice(SavedConnection.inputs)
+        case "input":
+            guard let m = TouchInputMode(rawValue: try choice(SavedConnection.inputs)) else { throw Invalid("\(key) takes \(SavedConnection.inputs.joined(separator: ", ")), not '\(v)'") }
+            input = m
         case "quality":
             if v.isEmpty { quality = nil; lossless = false; return }
             if v.lowercased() == "lossless" { quality = nil; lossless = true; return }
@@ -118,10 +120,12 @@ public struct SavedConnection: Equatable, Sendable {
             guard let n = Int(v), n >= 1 else { throw Invalid("monitor takes a remote screen number from 1, not '\(v)'") }
             monitor = n
         case "view-only": viewOnly = try yes()
-        case "clipboard": clipboard = try choice(SavedConnection.clipboards)
+        case "clipboard":
+            guard let d = ClipboardDirection(rawValue: try choice(SavedConnection.clipboards)) else { throw Invalid("\(key) takes \(SavedConnection.clipboards.joined(separator: ", ")), not '\(v)'") }
+            clipboard = d
         case "scale":
-            guard SavedConnection.validScale(v) else { throw Invalid("scale takes fit, 1:1 or a zoom from 10% to 1600%, not '\(v)'") }
-            scale = v.lowercased()
+            guard SavedConnection.validScale(v), let m = ScalingMode(parsing: v) else { throw Invalid("scale takes fit, 1:1 or a zoom from 10% to 1600%, not '\(v)'") }
+            scale = m
         case "fullscreen": fullscreen = try yes()
         case "via":
             if !v.isEmpty {
@@ -141,31 +145,23 @@ public struct SavedConnection: Equatable, Sendable {
         }
     }
 
+    /// A scale as the file and `--scale` spell it: `fit`, `1:1`, else the zoom in percent with
+    /// no more digits than it needs (`150%`, `12.5%`). What was read is written back meaning
+    /// the same (a hand-written `100%` comes back as `1:1`).
+    public static func scaleText(_ m: ScalingMode) -> String {
+        guard case .zoom(let z) = m, z != 1 else { return m.description }
+        var t = String(format: "%.4f", z * 100)
+        while t.hasSuffix("0") { t.removeLast() }
+        if t.hasSuffix(".") { t.removeLast() }
+        return t + "%"
+    }
+
+    /// The spellings the file takes (a plain factor, which `--scale` also takes, is refused).
     static func validScale(_ v: String) -> Bool {
         let l = v.lowercased()
         if l == "fit" || l == "1:1" { return true }
         guard l.hasSuffix("%"), let n = Double(l.dropLast()) else { return false }
         return n >= 10 && n <= 1600
-    }
-
-    /// The `viewer view` arguments for this connection (the address first). The user name goes
-    /// in the child's environment (`VNC_USERNAME`); a password never goes anywhere but the
-    /// session's own credential store lookup.
-    public var arguments: [String] {
-        var a = [address]
-        if input == "trackpad" { a.append("--trackpad") }
-        if let q = quality { a += ["--quality", "\(q)"] }
-        // naming the encodings leaves the quality unset: Tight without JPEG (as the kiosk does)
-        if lossless { a += ["--encodings", "tight,zrle,hextile,zlib,corre,rre,copyrect,raw"] }
-        if let m = monitor { a += ["--monitor", "\(m)"] }
-        if viewOnly { a.append("--view-only") }
-        if clipboard != "both" { a += ["--clipboard", clipboard] }
-        if scale != "fit" { a += ["--scale", scale] }
-        if fullscreen { a.append("--fullscreen") }
-        if let via { a += ["--via", via] }
-        if let security { a += ["--security", security] }
-        if rememberPassword { a.append("--save-password") }
-        return a
     }
 
     static func formatDate(_ d: Date) -> String {
