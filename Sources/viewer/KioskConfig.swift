@@ -1,5 +1,6 @@
 import Foundation
 import Interaction
+import RFB
 import VNCSession
 
 /// `/etc/farcast/kiosk.conf`: one `key = value` per line, `#` starts a comment. Every key
@@ -34,13 +35,9 @@ struct KioskConfig: Equatable, Sendable {
 
     init() {}
 
-    struct ConfigError: Error, CustomStringConvertible, Equatable {
-        let description: String
-    }
-
     static func load(path: String) throws -> KioskConfig {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigError(description: "cannot read \(path) (\(String(cString: strerror(errno)))); it names the server the kiosk shows")
+            throw ConfigError("cannot read \(path) (\(String(cString: strerror(errno)))); it names the server the kiosk shows")
         }
         let c = try parse(String(decoding: data, as: UTF8.self), file: path)
         // a PIN every user can read is no lock
@@ -57,7 +54,7 @@ struct KioskConfig: Equatable, Sendable {
         let others = st.st_mode & (S_IROTH | S_IWOTH)
         guard others != 0 else { return }
         let now = String(st.st_mode & 0o7777, radix: 8)
-        throw ConfigError(description: "\(path) holds \(what) and every user can \((others & S_IROTH) != 0 ? "read" : "write") it (mode 0\(now)): "
+        throw ConfigError("\(path) holds \(what) and every user can \((others & S_IROTH) != 0 ? "read" : "write") it (mode 0\(now)): "
                           + "make it the kiosk's only: sudo chown \(owner) \(path) && sudo chmod \(mode) \(path)")
     }
 
@@ -68,7 +65,7 @@ struct KioskConfig: Equatable, Sendable {
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty { continue }
-            func fail(_ why: String) -> ConfigError { ConfigError(description: "\(file) line \(i + 1): \(why)") }
+            func fail(_ why: String) -> ConfigError { ConfigError("\(file) line \(i + 1): \(why)") }
             guard let eq = trimmed.firstIndex(of: "=") else { throw fail("expected 'key = value', got '\(trimmed)'") }
             let key = trimmed[..<eq].trimmingCharacters(in: .whitespaces).lowercased()
             let value = trimmed[trimmed.index(after: eq)...].trimmingCharacters(in: .whitespaces)
@@ -113,16 +110,16 @@ struct KioskConfig: Equatable, Sendable {
                 throw fail("unknown key '\(key)' (known: \(keys.joined(separator: ", ")))")
             }
         }
-        guard !c.host.isEmpty else { throw ConfigError(description: "\(file): no host given (e.g. host = 192.168.1.10:0)") }
+        guard !c.host.isEmpty else { throw ConfigError("\(file): no host given (e.g. host = 192.168.1.10:0)") }
         switch menu ?? "locked" {
         case "open": c.menu = .open
         case "locked": c.menu = .locked
         case "pin":
             guard let p = pin, p.count >= 4, p.count <= 12, p.allSatisfy(\.isASCII), p.allSatisfy(\.isNumber) else {
-                throw ConfigError(description: "\(file): menu = pin needs pin = 4 to 12 digits")
+                throw ConfigError("\(file): menu = pin needs pin = 4 to 12 digits")
             }
             c.menu = .pin(p)
-        case let m: throw ConfigError(description: "\(file): menu takes open, locked or pin, not '\(m)'")
+        case let m: throw ConfigError("\(file): menu takes open, locked or pin, not '\(m)'")
         }
         return c
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Interaction
+import RFB
 @testable import viewer
 import VNCSession
 import XCTest
@@ -42,6 +43,7 @@ final class KioskConfigTests: XCTestCase {
     func testConfigMistakesNameTheLine() {
         func fails(_ text: String, _ fragment: String, file: StaticString = #filePath, line: UInt = #line) {
             XCTAssertThrowsError(try KioskConfig.parse(text), file: file, line: line) {
+                XCTAssertTrue($0 is ConfigError, "a mistake in kiosk.conf is the user's: \(type(of: $0))", file: file, line: line)
                 XCTAssertTrue("\($0)".contains(fragment), "'\($0)' lacks '\(fragment)'", file: file, line: line)
             }
         }

@@ -94,11 +94,11 @@ public enum Encoding {
         for part in s.split(separator: ",") {
             let n = part.trimmingCharacters(in: .whitespaces).lowercased()
             guard let e = byName[n] else {
-                throw ProtocolError("unknown encoding '\(n)'; known: \(knownNames)")
+                throw ConfigError("unknown encoding '\(n)'; known: \(knownNames)")
             }
             if !out.contains(e) { out.append(e) }
         }
-        if out.isEmpty { throw ProtocolError("empty encoding list; give e.g. zrle,copyrect") }
+        if out.isEmpty { throw ConfigError("empty encoding list; give e.g. zrle,copyrect") }
         return out
     }
 }

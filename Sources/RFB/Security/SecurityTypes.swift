@@ -116,11 +116,11 @@ public enum SecurityMethod: Equatable, Sendable {
         for raw in list.split(separator: ",") {
             let n = raw.trimmingCharacters(in: .whitespaces).lowercased()
             guard let m = names.first(where: { $0.0 == n })?.1 else {
-                throw ProtocolError("unknown security type '\(n)'; known: \(knownNames)")
+                throw ConfigError("unknown security type '\(n)'; known: \(knownNames)")
             }
             if !out.contains(m) { out.append(m) }
         }
-        guard !out.isEmpty else { throw ProtocolError("empty security type list") }
+        guard !out.isEmpty else { throw ConfigError("empty security type list") }
         return out
     }
 

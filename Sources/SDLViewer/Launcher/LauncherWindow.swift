@@ -203,7 +203,7 @@ public final class LauncherWindow {
         do {
             try SavedConnection.checkName(name)
             let clash = c.connections.enumerated().contains { $0.offset != old && $0.element.name.lowercased() == name.lowercased() }
-            guard !clash else { throw SavedConnection.Invalid("there is already a connection named \(name)") }
+            guard !clash else { throw ConfigError("there is already a connection named \(name)") }
             for (k, v) in f.values.sorted(by: { $0.key < $1.key }) { try conn.set(k, v) }
             if let old { c.connections[old] = conn } else { c.connections.append(conn) }
             try store.save(c)

@@ -66,16 +66,16 @@ public final class ServiceDiscovery: @unchecked Sendable {
     /// Starts browsing. Throws when Avahi's poll cannot be made.
     public func start() throws {
         guard poll == nil else { return }
-        guard let p = avahi_threaded_poll_new() else { throw SavedConnection.Invalid("Avahi: cannot make a poll thread") }
+        guard let p = avahi_threaded_poll_new() else { throw TransportError("Avahi: cannot make a poll thread") }
         poll = p
         var err: Int32 = 0
         guard let c = makeClient(p, &err) else {
             avahi_threaded_poll_free(p)
             poll = nil
-            throw SavedConnection.Invalid("Avahi: \(String(cString: avahi_strerror(err)))")
+            throw TransportError("Avahi: \(String(cString: avahi_strerror(err)))")
         }
         client = c
-        guard avahi_threaded_poll_start(p) == 0 else { stop(); throw SavedConnection.Invalid("Avahi: cannot start its thread") }
+        guard avahi_threaded_poll_start(p) == 0 else { stop(); throw TransportError("Avahi: cannot start its thread") }
     }
 
     /// A client that waits for the daemon when it is not there (yet, or any more).

@@ -1,4 +1,5 @@
 import Foundation
+import RFB
 
 /// When a connection drops (or cannot be made), whether and how soon to try again.
 public struct ReconnectPolicy: Sendable, Equatable {
@@ -18,7 +19,7 @@ public struct ReconnectPolicy: Sendable, Equatable {
         case "always", "forever": return ReconnectPolicy(mode: .always)
         default:
             guard let n = Int(s), n > 0 else {
-                throw TransportError("--reconnect takes never, always or a number of attempts (got '\(s)')")
+                throw ConfigError("--reconnect takes never, always or a number of attempts (got '\(s)')")
             }
             return ReconnectPolicy(mode: .times(n))
         }

@@ -30,41 +30,41 @@ public enum ConnectionImport {
     /// FIFO or a device would otherwise be read without end.
     static func read(path: String) throws -> Data {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw SavedConnection.Invalid("cannot read \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw ConfigError("cannot read \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-            throw SavedConnection.Invalid("\(path) is not a regular file")
+            throw ConfigError("\(path) is not a regular file")
         }
         var buf = [UInt8](repeating: 0, count: maxBytes + 1)
         var got = 0
         while got < buf.count {
             let n = buf.withUnsafeMutableBytes { b in Glibc.read(fd, b.baseAddress.map { $0 + got }, b.count - got) }
             if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw SavedConnection.Invalid("cannot read \(path): \(String(cString: strerror(errno)))") }
+            guard n >= 0 else { throw ConfigError("cannot read \(path): \(String(cString: strerror(errno)))") }
             if n == 0 { break }
             got += n
         }
-        guard got <= maxBytes else { throw SavedConnection.Invalid("\(path) is not a connection file (larger than \(maxBytes / 1024) KiB)") }
+        guard got <= maxBytes else { throw ConfigError("\(path) is not a connection file (larger than \(maxBytes / 1024) KiB)") }
         return Data(buf.prefix(got))
     }
 
     public static func load(path: String) throws -> Result {
         let data = try read(path: path)
         guard let text = String(data: data, encoding: .utf8) else {
-            throw SavedConnection.Invalid("\(path) is not a connection file (not UTF-8 text)")
+            throw ConfigError("\(path) is not a connection file (not UTF-8 text)")
         }
         let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         if text.hasPrefix(tigerVNCHeader) { return try tigerVNC(text, name: name) }
         if text.contains("[remmina]") { return try remmina(text, name: name) }
-        throw SavedConnection.Invalid("\(path) is neither a TigerVNC (.tigervnc) nor a Remmina (.remmina) file")
+        throw ConfigError("\(path) is neither a TigerVNC (.tigervnc) nor a Remmina (.remmina) file")
     }
 
     /// `key=value` lines after the header; values escaped as vncviewer writes them (\n, \r, \\).
     public static func tigerVNC(_ text: String, name: String) throws -> Result {
         var lines = text.split(whereSeparator: \.isNewline).map(String.init)
         guard lines.first?.trimmingCharacters(in: .whitespaces) == tigerVNCHeader else {
-            throw SavedConnection.Invalid("not a TigerVNC file: the first line is not '\(tigerVNCHeader)'")
+            throw ConfigError("not a TigerVNC file: the first line is not '\(tigerVNCHeader)'")
         }
         lines.removeFirst()
         var kv: [(String, String)] = []
@@ -76,11 +76,11 @@ public enum ConnectionImport {
         func value(_ k: String) -> String? { kv.last { $0.0.lowercased() == k.lowercased() }?.1 }
         func on(_ k: String) -> Bool? { value(k).map { ["1", "true", "yes", "on"].contains($0.lowercased()) } }
         guard let server = value("ServerName"), !server.isEmpty else {
-            throw SavedConnection.Invalid("the TigerVNC file names no server (ServerName=)")
+            throw ConfigError("the TigerVNC file names no server (ServerName=)")
         }
         var c = SavedConnection(name: "localhost", address: "localhost")
         var notCarried: [String] = [], refused: [String] = []
-        do { try c.set("address", server) } catch { throw SavedConnection.Invalid("ServerName: \(shown("\(error)", limit: 300))") }
+        do { try c.set("address", server) } catch { throw ConfigError("ServerName: \(shown("\(error)", limit: 300))") }
         c.name = importedName(name, fallback: c.address, file: "the file's name", refused: &refused)
         if let v = value("via"), !v.isEmpty { apply("via", v, as: "via", to: &c, refused: &refused) }
         if let s = value("SecurityTypes"), !s.isEmpty {
@@ -164,12 +164,12 @@ public enum ConnectionImport {
         }
         let proto = kv["protocol"] ?? ""
         guard proto.uppercased() == "VNC" else {
-            throw SavedConnection.Invalid("the Remmina profile is not a VNC one (protocol=\(proto.isEmpty ? "none" : shown(proto)))")
+            throw ConfigError("the Remmina profile is not a VNC one (protocol=\(proto.isEmpty ? "none" : shown(proto)))")
         }
-        guard let server = kv["server"], !server.isEmpty else { throw SavedConnection.Invalid("the Remmina profile names no server (server=)") }
+        guard let server = kv["server"], !server.isEmpty else { throw ConfigError("the Remmina profile names no server (server=)") }
         var c = SavedConnection(name: "localhost", address: "localhost")
         var notCarried: [String] = [], refused: [String] = []
-        do { try c.set("address", server) } catch { throw SavedConnection.Invalid("server: \(shown("\(error)", limit: 300))") }
+        do { try c.set("address", server) } catch { throw ConfigError("server: \(shown("\(error)", limit: 300))") }
         let fileName = importedName(name, fallback: c.address, file: "the file's name", refused: &refused)
         c.name = importedName(kv["name"] ?? "", fallback: fileName, file: "name", refused: &refused)
         if let u = kv["username"], !u.isEmpty { apply("username", u, as: "username", to: &c, refused: &refused) }

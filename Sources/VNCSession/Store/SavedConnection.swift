@@ -38,11 +38,6 @@ public struct SavedConnection: Equatable, Sendable {
     public static let keys = ["address", "colour", "last-connected", "input", "quality", "monitor", "view-only",
                               "clipboard", "scale", "fullscreen", "via", "security", "username", "remember-password"]
 
-    public struct Invalid: Error, CustomStringConvertible, Equatable {
-        public let description: String
-        public init(_ d: String) { description = d }
-    }
-
     /// Every setting as `key → text`, as the file and the edit form show them (empty: not set).
     public var values: [String: String] {
         [
@@ -64,10 +59,10 @@ public struct SavedConnection: Equatable, Sendable {
     /// A connection's name as the form takes it: not empty, no brackets (the file's section
     /// headers), no control characters, at most `maxValueLength` characters.
     public static func checkName(_ name: String) throws {
-        guard !name.isEmpty else { throw Invalid("give the connection a name") }
-        guard !name.contains("]"), !name.hasPrefix("[") else { throw Invalid("a name cannot contain [ or ]") }
-        guard !hasControlCharacters(name) else { throw Invalid("a name cannot hold control characters") }
-        guard name.count <= maxValueLength else { throw Invalid("a name is at most \(maxValueLength) characters") }
+        guard !name.isEmpty else { throw ConfigError("give the connection a name") }
+        guard !name.contains("]"), !name.hasPrefix("[") else { throw ConfigError("a name cannot contain [ or ]") }
+        guard !hasControlCharacters(name) else { throw ConfigError("a name cannot hold control characters") }
+        guard name.count <= maxValueLength else { throw ConfigError("a name is at most \(maxValueLength) characters") }
     }
 
     /// C0 (but tab), DEL, C1 and the Unicode line and paragraph separators: a value holding one
@@ -81,67 +76,67 @@ public struct SavedConnection: Equatable, Sendable {
     /// Sets one key from its text, checked as the command line would check it.
     public mutating func set(_ key: String, _ raw: String) throws {
         let v = raw.trimmingCharacters(in: .whitespaces)
-        guard !SavedConnection.hasControlCharacters(v) else { throw Invalid("\(key) cannot hold control characters") }
-        guard v.count <= SavedConnection.maxValueLength else { throw Invalid("\(key) is longer than \(SavedConnection.maxValueLength) characters") }
+        guard !SavedConnection.hasControlCharacters(v) else { throw ConfigError("\(key) cannot hold control characters") }
+        guard v.count <= SavedConnection.maxValueLength else { throw ConfigError("\(key) is longer than \(SavedConnection.maxValueLength) characters") }
         func choice(_ allowed: [String]) throws -> String {
-            guard allowed.contains(v.lowercased()) else { throw Invalid("\(key) takes \(allowed.joined(separator: ", ")), not '\(v)'") }
+            guard allowed.contains(v.lowercased()) else { throw ConfigError("\(key) takes \(allowed.joined(separator: ", ")), not '\(v)'") }
             return v.lowercased()
         }
         func yes() throws -> Bool {
             switch v.lowercased() {
             case "yes", "true", "on", "1": return true
             case "no", "false", "off", "0", "": return false
-            default: throw Invalid("\(key) takes yes or no, not '\(v)'")
+            default: throw ConfigError("\(key) takes yes or no, not '\(v)'")
             }
         }
         func optional() -> String? { v.isEmpty ? nil : v }
         switch key {
         case "address":
-            guard !v.isEmpty else { throw Invalid("address is empty (e.g. host:1 or vnc://host)") }
+            guard !v.isEmpty else { throw ConfigError("address is empty (e.g. host:1 or vnc://host)") }
             // an address the command line would read as an option is refused here
-            guard !v.hasPrefix("-") else { throw Invalid("address '\(v)' cannot start with '-'") }
-            do { _ = try ConnectionTarget.parse(v) } catch { throw Invalid("address: \(error)") }
+            guard !v.hasPrefix("-") else { throw ConfigError("address '\(v)' cannot start with '-'") }
+            do { _ = try ConnectionTarget.parse(v) } catch { throw ConfigError("address: \(error)") }
             address = v
         case "colour", "color": colour = try choice(SavedConnection.colours)
         case "last-connected":
             if v.isEmpty { lastConnected = nil; return }
-            guard let d = SavedConnection.parseDate(v) else { throw Invalid("last-connected takes a date such as 2026-11-24T02:15:00Z, not '\(v)'") }
+            guard let d = SavedConnection.parseDate(v) else { throw ConfigError("last-connected takes a date such as 2026-11-24T02:15:00Z, not '\(v)'") }
             lastConnected = d
         case "input":
-            guard let m = TouchInputMode(rawValue: try choice(SavedConnection.inputs)) else { throw Invalid("\(key) takes \(SavedConnection.inputs.joined(separator: ", ")), not '\(v)'") }
+            guard let m = TouchInputMode(rawValue: try choice(SavedConnection.inputs)) else { throw ConfigError("\(key) takes \(SavedConnection.inputs.joined(separator: ", ")), not '\(v)'") }
             input = m
         case "quality":
             if v.isEmpty { quality = nil; lossless = false; return }
             if v.lowercased() == "lossless" { quality = nil; lossless = true; return }
-            guard let q = Int(v), (0...9).contains(q) else { throw Invalid("quality takes 0 to 9 or lossless, not '\(v)'") }
+            guard let q = Int(v), (0...9).contains(q) else { throw ConfigError("quality takes 0 to 9 or lossless, not '\(v)'") }
             quality = q; lossless = false
         case "monitor":
             if v.isEmpty { monitor = nil; return }
-            guard let n = Int(v), n >= 1 else { throw Invalid("monitor takes a remote screen number from 1, not '\(v)'") }
+            guard let n = Int(v), n >= 1 else { throw ConfigError("monitor takes a remote screen number from 1, not '\(v)'") }
             monitor = n
         case "view-only": viewOnly = try yes()
         case "clipboard":
-            guard let d = ClipboardDirection(rawValue: try choice(SavedConnection.clipboards)) else { throw Invalid("\(key) takes \(SavedConnection.clipboards.joined(separator: ", ")), not '\(v)'") }
+            guard let d = ClipboardDirection(rawValue: try choice(SavedConnection.clipboards)) else { throw ConfigError("\(key) takes \(SavedConnection.clipboards.joined(separator: ", ")), not '\(v)'") }
             clipboard = d
         case "scale":
-            guard SavedConnection.validScale(v), let m = ScalingMode(parsing: v) else { throw Invalid("scale takes fit, 1:1 or a zoom from 10% to 1600%, not '\(v)'") }
+            guard SavedConnection.validScale(v), let m = ScalingMode(parsing: v) else { throw ConfigError("scale takes fit, 1:1 or a zoom from 10% to 1600%, not '\(v)'") }
             scale = m
         case "fullscreen": fullscreen = try yes()
         case "via":
             if !v.isEmpty {
-                do { try SocketTransport.checkGateway(v) } catch { throw Invalid("via takes [user@]gateway[:port], not '\(ServerText.printable(v, limit: 200))'") }
+                do { try SocketTransport.checkGateway(v) } catch { throw ConfigError("via takes [user@]gateway[:port], not '\(ServerText.printable(v, limit: 200))'") }
             }
             via = optional()
         case "security":
             if v.isEmpty { security = nil; return }
-            do { _ = try SecurityMethod.parseList(v) } catch { throw Invalid("security: \(error)") }
+            do { _ = try SecurityMethod.parseList(v) } catch { throw ConfigError("security: \(error)") }
             security = v
         case "username": username = optional()
         case "remember-password": rememberPassword = try yes()
         case "password", "password-file":
-            throw Invalid("passwords are never kept in this file; set remember-password = yes and the Secret Service keeps it")
+            throw ConfigError("passwords are never kept in this file; set remember-password = yes and the Secret Service keeps it")
         default:
-            throw Invalid("unknown key '\(key)' (known: \(SavedConnection.keys.joined(separator: ", ")))")
+            throw ConfigError("unknown key '\(key)' (known: \(SavedConnection.keys.joined(separator: ", ")))")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import RFB
 
 /// The launcher's address book: `$XDG_CONFIG_HOME/farcast/connections`, a text file meant to
 /// be edited by hand as well: global `key = value` lines, then one `[name]` section per
@@ -27,14 +28,14 @@ public struct SavedConnectionsFile: Equatable, Sendable {
         var names = Set<String>()
         func finish(_ line: Int) throws {
             guard let c = current else { return }
-            guard hasAddress else { throw SavedConnection.Invalid("\(file): [\(c.name)] has no address (line \(line))") }
+            guard hasAddress else { throw ConfigError("\(file): [\(c.name)] has no address (line \(line))") }
             out.connections.append(c)
         }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         for (i, raw) in lines.enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
-            func fail(_ why: String) -> SavedConnection.Invalid { SavedConnection.Invalid("\(file) line \(i + 1): \(why)") }
+            func fail(_ why: String) -> ConfigError { ConfigError("\(file) line \(i + 1): \(why)") }
             if line.hasPrefix("[") {
                 guard line.hasSuffix("]"), line.count > 2 else { throw fail("expected [name], got '\(line)'") }
                 try finish(i + 1)
@@ -121,7 +122,7 @@ public final class SavedConnectionStore {
 
     /// Writes atomically (a temporary file renamed over the old one).
     public func save(_ new: SavedConnectionsFile) throws {
-        if let problem { throw SavedConnection.Invalid("not saved: \(problem)") }
+        if let problem { throw ConfigError("not saved: \(problem)") }
         try PrivateFile.replace(path, with: new.serialized())
         contents = new
     }

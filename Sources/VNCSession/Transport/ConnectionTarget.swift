@@ -1,4 +1,5 @@
 import Foundation
+import RFB
 
 /// Where to connect, from the command line: host syntax (`host:1`, `host::5901`, `[::1]:0`),
 /// `unix:/path`, or a `vnc://[user@]host[:port]` URI (RFC 7869: the port is a TCP port).
@@ -16,7 +17,7 @@ public enum ConnectionTarget: Equatable, Sendable, CustomStringConvertible {
         let s = text.trimmingWhitespace()
         if s.hasPrefix("unix:") {
             let path = String(s.dropFirst(5))
-            guard !path.isEmpty else { throw HostSpec.ParseError(description: "'\(s)': give the socket's path, e.g. unix:/tmp/vnc.sock") }
+            guard !path.isEmpty else { throw ConfigError("'\(s)': give the socket's path, e.g. unix:/tmp/vnc.sock") }
             return Parsed(target: .unix(path), username: nil)
         }
         if s.lowercased().hasPrefix("vnc://") { return try parseURI(s) }
@@ -30,38 +31,38 @@ public enum ConnectionTarget: Equatable, Sendable, CustomStringConvertible {
         var query = ""
         if let q = rest.firstIndex(of: "?") { query = String(rest[rest.index(after: q)...]); rest = rest[..<q] }
         if rest.hasSuffix("/") { rest = rest.dropLast() }
-        guard !rest.contains("/") else { throw HostSpec.ParseError(description: "'\(s)': a vnc:// URI has no path") }
+        guard !rest.contains("/") else { throw ConfigError("'\(s)': a vnc:// URI has no path") }
         var user: String? = nil
         if let at = rest.lastIndex(of: "@") {
             let info = String(rest[..<at])
             if info.contains(":") {
-                throw HostSpec.ParseError(description: "'\(s)': passwords are not accepted in a URI; use --password-file or VNC_PASSWORD")
+                throw ConfigError("'\(s)': passwords are not accepted in a URI; use --password-file or VNC_PASSWORD")
             }
             user = info.removingPercentEncoding ?? info
             rest = rest[rest.index(after: at)...]
         }
         if query.split(separator: "&").contains(where: { $0.lowercased().hasPrefix("vncpassword=") }) {
-            throw HostSpec.ParseError(description: "'\(s)': passwords are not accepted in a URI; use --password-file or VNC_PASSWORD")
+            throw ConfigError("'\(s)': passwords are not accepted in a URI; use --password-file or VNC_PASSWORD")
         }
         var host: String
         var portText: Substring = ""
         if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { throw HostSpec.ParseError(description: "'\(s)': an IPv6 address needs its ']'") }
+            guard let close = rest.firstIndex(of: "]") else { throw ConfigError("'\(s)': an IPv6 address needs its ']'") }
             host = String(rest[rest.index(after: rest.startIndex)..<close])
             let after = rest[rest.index(after: close)...]
             if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty {
-                throw HostSpec.ParseError(description: "'\(s)': unexpected '\(after)' after the address")
+                throw ConfigError("'\(s)': unexpected '\(after)' after the address")
             }
         } else if let c = rest.lastIndex(of: ":") {
             host = String(rest[..<c]); portText = rest[rest.index(after: c)...]
         } else {
             host = String(rest)
         }
-        guard !host.isEmpty else { throw HostSpec.ParseError(description: "'\(s)': no host in the URI") }
+        guard !host.isEmpty else { throw ConfigError("'\(s)': no host in the URI") }
         var port = 5900
         if !portText.isEmpty {
             guard let p = Int(portText), (1...65535).contains(p) else {
-                throw HostSpec.ParseError(description: "'\(s)': port '\(portText)' must be a number from 1 to 65535")
+                throw ConfigError("'\(s)': port '\(portText)' must be a number from 1 to 65535")
             }
             port = p
         }
@@ -110,7 +111,7 @@ public struct ConnectionPlan: Sendable, CustomStringConvertible {
         }
         if let gw = via {
             guard case .tcp(let spec) = target else {
-                throw TransportError("--via works with host names, not \(target)")
+                throw ConfigError("--via works with host names, not \(target)")
             }
             return try SocketTransport.connectVia(gateway: gw, target: spec, sshCommand: sshCommand, searchPath: searchPath, log: log)
         }

@@ -320,7 +320,7 @@ extension SocketTransport {
         let (gwHost, _) = splitGateway(gateway)
         guard !gwHost.isEmpty, !gwHost.hasPrefix("-"),
               !gwHost.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7f }) else {
-            throw TransportError("the --via gateway '\(ServerText.printable(gateway, limit: 200))' is not a host name")
+            throw ConfigError("the --via gateway '\(ServerText.printable(gateway, limit: 200))' is not a host name")
         }
     }
 
