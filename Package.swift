@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "Interaction", dependencies: ["RFB", "CXKBCommon"]),
         .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "FarcastTools", "CSDL2", "CSDL2TTF", "CXCB", "CPNG"]),
         .executableTarget(name: "viewer", dependencies: [
-            "RFB", "VNCSession", "Interaction", "SDLViewer", "FarcastTools",
+            "RFB", "VNCSession", "Interaction", "SDLViewer", "FarcastTools", "CSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // libFuzzer targets: scripts/fuzz.sh builds them with -sanitize=fuzzer,address -DFUZZING;
