@@ -10,7 +10,8 @@
 #                                 mutation tests (RFBTests) and FarcastToolsTests
 #   scripts/sanitize.sh all       both
 # Extra arguments go to `swift test` in place of the default selection (e.g. --filter SessionTests).
-# Any report fails the run. scripts/test.sh runs `all` unless FARCAST_SKIP_SANITIZE=1.
+# Any report fails the run. scripts/test.sh runs `all` unless FARCAST_SKIP_SANITIZE=1. The tests
+# see FARCAST_SANITIZER (thread, address): a test too slow under a sanitizer may run a part there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,7 +27,7 @@ run() {
   start=$SECONDS
   # halt on the first report: a race or a memory error fails the test run, not just a log line
   local status=0
-  TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
+  FARCAST_SANITIZER=$san TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1} \
     LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/lsan.supp:print_suppressions=0} \
     swift test --skip-build --scratch-path "$scratch" --sanitize="$san" "$@" >"$log.test" 2>&1 || status=$?

@@ -60,15 +60,25 @@ final class ParallelDecodeTests: XCTestCase {
         return points
     }
 
+    /// Under a sanitizer (scripts/sanitize.sh sets FARCAST_SANITIZER) the decode runs 5-15 times
+    /// slower and this test alone took 385 s of ThreadSanitizer's run: there each recording whose
+    /// encoding uses the workers runs with every rect handed over, over its first 2 MiB (the
+    /// hand-over, the barriers and the pools are all met in the first updates); the plain run
+    /// keeps the whole corpus both ways.
+    static let sanitized = ProcessInfo.processInfo.environment["FARCAST_SANITIZER"] != nil
+    static let sanitizedPrefix = 2 << 20
+
     func testEveryRecordingDecodesTheSameOnWorkers() throws {
         let dir = RobustnessTests.corpus
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path).filter({ $0.hasSuffix(".fbs") }).sorted(),
               !names.isEmpty else { throw XCTSkip("no corpus at \(dir.path)") }
-        for name in names {
+        let onWorkers = ["corre", "rre", "hextile", "tight", "zrle"]
+        for name in names where !Self.sanitized || onWorkers.contains(where: { name.contains("-\($0)-") }) {
             guard let d = FileManager.default.contents(atPath: dir.appendingPathComponent(name).path) else { continue }
             let rec = try RecordedStream(fbs: [UInt8](d))
-            for everything in [true, false] {
-                let points = try compare(rec.stream, threads: 2, seed: 7, file: name, everything: everything)
+            let stream = Self.sanitized ? Array(rec.stream.prefix(Self.sanitizedPrefix)) : rec.stream
+            for everything in Self.sanitized ? [true] : [true, false] {
+                let points = try compare(stream, threads: 2, seed: 7, file: name, everything: everything)
                 XCTAssertGreaterThan(points, 0, name)
             }
         }
