@@ -220,6 +220,12 @@ public struct Viewport: Equatable, Sendable {
     public func toOutput(_ p: ViewPoint) -> ViewPoint { ViewPoint(x: p.x * pixelsPerPointX, y: p.y * pixelsPerPointY) }
     /// Output pixel → window point.
     public func toWindow(output p: ViewPoint) -> ViewPoint { ViewPoint(x: p.x / pixelsPerPointX, y: p.y / pixelsPerPointY) }
+    /// Output rect → window rect: where an overlay drawn in output pixels is hit in points.
+    public func toWindow(output r: ViewRect) -> ViewRect {
+        let a = toWindow(output: ViewPoint(x: r.x, y: r.y))
+        let b = toWindow(output: ViewPoint(x: r.x + r.w, y: r.y + r.h))
+        return ViewRect(x: a.x, y: a.y, w: b.x - a.x, h: b.y - a.y)
+    }
 
     /// The framebuffer pixel under a window point, or nil in the bars (or outside the window);
     /// nothing is sent for nil. With a region, a point in the window but outside the region maps

@@ -71,7 +71,7 @@ enum Parse {
         do { return try ReconnectPolicy.parse(s) } catch { throw ValidationError("\(error)") }
     }
 
-    static func display(_ s: String) throws -> ViewerWindow.LocalDisplay {
+    static func display(_ s: String) throws -> ViewerConfiguration.LocalDisplay {
         if s.lowercased() == "all" { return .all }
         guard let n = Int(s), n >= 1 else {
             throw ValidationError("give a local display number from 1, or 'all' to span every display")
@@ -102,6 +102,6 @@ enum PixelFormatChoice: String, CaseIterable, ExpressibleByArgument {
 }
 
 extension ClipboardDirection: ExpressibleByArgument {}
-extension ViewerWindow.OnDisconnect: ExpressibleByArgument, CaseIterable {
-    public static var allCases: [ViewerWindow.OnDisconnect] { [.prompt, .quit, .reconnect] }
+extension ViewerConfiguration.OnDisconnect: ExpressibleByArgument, CaseIterable {
+    public static var allCases: [ViewerConfiguration.OnDisconnect] { [.prompt, .quit, .reconnect] }
 }

@@ -43,9 +43,13 @@ struct PlayCommand: ParsableCommand {
         player.clock.setSpeed(speed)
         if paused { player.clock.setPaused(true) }
         if verbose { player.session.log = { say($0) } }
-        let w = ViewerWindow(session: player.session, fullscreen: fullscreen, viewOnly: true, scaling: scale)
-        w.player = player
-        w.clipboardDirection = .off
+        var c = ViewerConfiguration.fromEnvironment()
+        c.fullscreen = fullscreen
+        c.viewOnly = true
+        c.scaling = scale
+        c.player = player
+        c.clipboardDirection = .off
+        let w = ViewerWindow(session: player.session, configuration: c)
         do { _ = try w.run() } catch { die("\(error)") }
     }
 }

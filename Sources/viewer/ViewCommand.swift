@@ -32,7 +32,7 @@ struct ViewCommand: ParsableCommand {
     var remoteResize = false
 
     @Option(help: "Full screen on local display N (1, 2, ...), or 'all' to span every local display.", transform: Parse.display)
-    var display: ViewerWindow.LocalDisplay?
+    var display: ViewerConfiguration.LocalDisplay?
 
     @Flag(help: "Play the remote machine's sound (QEMU's audio; the F8 menu toggles it).")
     var audio = false
@@ -73,7 +73,7 @@ struct ViewCommand: ParsableCommand {
     var reconnect = ReconnectPolicy(mode: .never)
 
     @Option(help: "When a connection ends and no retry is left: prompt (show why; R reconnects), quit, or reconnect (keep trying: a kiosk).")
-    var onDisconnect: ViewerWindow.OnDisconnect = .prompt
+    var onDisconnect: ViewerConfiguration.OnDisconnect = .prompt
 
     func validate() throws {
         if touch && trackpad { throw ValidationError("--touch and --trackpad choose one touch mode each: give one of them (the F8 menu switches at run time)") }
@@ -101,22 +101,26 @@ struct ViewCommand: ParsableCommand {
         // given or saved credentials and known identities are answered by the session;
         // anything else is asked in the window
         session.answers = conn.answers()
-        let w = ViewerWindow(session: session, fullscreen: fullscreen, viewOnly: viewOnly, scaling: scale)
-        w.knownUsername = conn.givenCredentials.username
-        w.onDisconnect = onDisconnect
-        w.clipboardDirection = clipboard
-        w.clipboardPrimary = clipboardPrimary
-        w.touchMode = trackpad ? .trackpad : .touch
-        w.monitorNumber = monitor
-        w.monitorMemory = MonitorMemory(url: MonitorMemory.defaultURL(env: ViewerEnvironment.variables))
-        w.remoteResize = remoteResize && !viewOnly
-        w.localDisplay = display
-        w.showKeyboardAtStart = onScreenKeyboard && !viewOnly
-        w.keyTranslator = keyTranslator()
-        w.kiosk = kiosk
-        w.rotation = rotate
-        w.audioWanted = audio
-        if let n = recordingMaxSize { w.recordingMaxBytes = n }
+        var c = ViewerConfiguration.fromEnvironment()
+        c.fullscreen = fullscreen
+        c.viewOnly = viewOnly
+        c.scaling = scale
+        c.knownUsername = conn.givenCredentials.username
+        c.onDisconnect = onDisconnect
+        c.clipboardDirection = clipboard
+        c.clipboardPrimary = clipboardPrimary
+        c.touchMode = trackpad ? .trackpad : .touch
+        c.monitorNumber = monitor
+        c.monitorMemory = MonitorMemory(url: MonitorMemory.defaultURL(env: ViewerEnvironment.variables))
+        c.remoteResize = remoteResize && !viewOnly
+        c.localDisplay = display
+        c.showKeyboardAtStart = onScreenKeyboard && !viewOnly
+        c.keyTranslator = keyTranslator()
+        c.kiosk = kiosk
+        c.rotation = rotate
+        c.audioWanted = audio
+        if let n = recordingMaxSize { c.recordingMaxBytes = n }
+        let w = ViewerWindow(session: session, configuration: c)
         let end: Session.State
         do { end = try w.run() } catch { die("\(error)") }
         // started by the launcher: leave it a picture of the last screen

@@ -131,6 +131,17 @@ final class ViewportTests: XCTestCase {
         XCTAssertTrue(f.framebufferPixel(atWindow: ViewPoint(x: 799.9, y: 0))! == (799, 0))
     }
 
+    /// An overlay's output rect (where the menu, prompt, pad or timeline was drawn) in window
+    /// points: the same corners either way, at 1x and on a 2x display.
+    func testOutputRectsInWindowPoints() {
+        let v = make(.fit, fb: (800, 600), window: (800, 600), output: (1600, 1200))
+        XCTAssertEqual(v.toWindow(output: ViewRect(x: 100, y: 40, w: 300, h: 90)), ViewRect(x: 50, y: 20, w: 150, h: 45))
+        let one = make(.fit, fb: (800, 600), window: (800, 600), output: (800, 600))
+        XCTAssertEqual(one.toWindow(output: ViewRect(x: 7, y: 9, w: 11, h: 13)), ViewRect(x: 7, y: 9, w: 11, h: 13))
+        let r = v.toWindow(output: ViewRect(x: 3, y: 5, w: 0, h: 0))
+        XCTAssertEqual(r.w, 0); XCTAssertEqual(r.h, 0)
+    }
+
     func testDrawRectsCoverTheVisiblePart() {
         var v = make(.zoom(2), fb: (100, 80), window: (50, 30))
         v.setPan(x: 21, y: 9)

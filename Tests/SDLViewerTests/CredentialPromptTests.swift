@@ -20,11 +20,12 @@ final class CredentialPromptTests: XCTestCase {
         Synth.flush()
         sink = RecordingSink()
         let session = Session(spec: HostSpec(host: "localhost", port: 5999), settings: ClientSettings())
-        window = ViewerWindow(session: session)
-        window.router = InputController(sink: sink, viewport: Viewport(mode: .fit))
         let log = answers
         prompter = WindowPrompter { log.add($0) }
-        window.prompter = prompter
+        var config = ViewerConfiguration()
+        config.prompter = prompter
+        window = ViewerWindow(session: session, configuration: config)
+        window.router = InputController(sink: sink, viewport: Viewport(mode: .fit))
     }
 
     override func tearDown() {

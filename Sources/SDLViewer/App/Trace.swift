@@ -5,8 +5,10 @@ import VNCSession
 /// monotonic time (`viewer: trace NAME SECONDS`), so tests and people can measure what the
 /// window does from outside (input to screen, presenting under load). Off: one bool test.
 final class PresentTrace {
-    let enabled = ProcessInfo.processInfo.environment["FARCAST_TRACE"] == "1"
+    let enabled: Bool
     private var menuShown = false
+
+    init(enabled: Bool) { self.enabled = enabled }
 
     /// After a present: `menuUp` says whether it drew the menu.
     func presented(menuUp: Bool) {

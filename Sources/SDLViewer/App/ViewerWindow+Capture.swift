@@ -63,7 +63,7 @@ extension ViewerWindow {
         do {
             let (path, fd) = try PrivateFile.createFresh(in: UserDirectories.path("VIDEOS", env: ProcessInfo.processInfo.environment),
                                                          name: UserDirectories.stampedName(name, ext: "fbs"))
-            let r = SessionRecorder(path: path, fileDescriptor: fd, maxBytes: recordingMaxBytes)
+            let r = SessionRecorder(path: path, fileDescriptor: fd, maxBytes: config.recordingMaxBytes)
             // the size limit or a write error stops it on the session's thread: the next
             // wake-up ends it here (runMainTasks)
             let wake = self.wake

@@ -8,7 +8,7 @@ extension ViewerWindow {
     func createWindow() throws {
         var flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_ALLOW_HIGHDPI.rawValue
         var (x, y, w, h) = (Int32(SDL_WINDOWPOS_UNDEFINED_MASK), Int32(SDL_WINDOWPOS_UNDEFINED_MASK), Int32(1024), Int32(768))
-        switch localDisplay {
+        switch config.localDisplay {
         case .number(let n):
             let count = Int(SDL_GetNumVideoDisplays())
             guard (1...max(1, count)).contains(n) else {
@@ -34,7 +34,7 @@ extension ViewerWindow {
             break
         }
         if ViewerWindow.ownsDisplay { fullscreen = true }
-        if fullscreen && localDisplay == nil {
+        if fullscreen && config.localDisplay == nil {
             // made at the display's bounds, so it covers the display where nothing honours the
             // full-screen request (X11 without a window manager)
             var b = SDL_Rect()
@@ -44,7 +44,7 @@ extension ViewerWindow {
         window = SDL_CreateWindow("Farcast — connecting to \(session.spec)", x, y, w, h, flags)
         guard let window else { throw ViewerWindow.sdlError("SDL_CreateWindow") }
         // SDL_RENDER_DRIVER=software (SDL's own variable) asks for the software path
-        let software = ProcessInfo.processInfo.environment["SDL_RENDER_DRIVER"] == "software"
+        let software = config.renderDriver == "software"
         // rotation draws through a target texture: SDL's renderers have them, window surfaces do not
         let rflags = rotation != 0 && software ? SDL_RENDERER_SOFTWARE.rawValue | SDL_RENDERER_TARGETTEXTURE.rawValue
             : SDL_RENDERER_ACCELERATED.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue
@@ -52,7 +52,7 @@ extension ViewerWindow {
         // only where the surface is the window system's own (X11, Wayland): on KMSDRM it is
         // SDL's emulation through a renderer
         if let r = made, rotation == 0, ["x11", "wayland"].contains(ViewerWindow.videoDriver.lowercased()),
-           ProcessInfo.processInfo.environment["SDL_RENDER_DRIVER"] == nil,
+           config.renderDriver == nil,
            let gl = SoftwareGL.rendererName(r), SoftwareGL.isSoftware(gl) {
             session.log("window: OpenGL here is \(gl), drawn by the CPU: drawing on the window surface instead (SDL_RENDER_DRIVER=opengl keeps OpenGL)")
             SDL_DestroyRenderer(r)
@@ -61,7 +61,7 @@ extension ViewerWindow {
         if let r = made {
             renderer = r
             frame = FrameRenderer(renderer: r)
-            overlay = Overlay(renderer: r)
+            overlay = Overlay(renderer: r, fontCandidates: config.fontCandidates)
         } else {
             surfaceMode = true
             guard refreshSurface() else { throw ViewerWindow.sdlError("SDL_CreateSoftwareRenderer") }

@@ -17,13 +17,19 @@ public struct KioskOptions {
     public var pinFailures: PinFailureFile?
     /// Keep the virtual terminal on KMSDRM (no VT switch away from the kiosk while it runs).
     public var holdsConsole = false
-    var console: ConsoleHold?
     /// READY=1 once the window is up, WATCHDOG=1 from the event loop.
     public var notifier: SystemdNotifier?
     /// A touch panel has no pointer to show; a mouse plugged in brings it back.
     public var hideCursor = false
-    var mouseSeen = false
     public init() {}
+}
+
+/// What a kiosk's window holds while it runs, beside its options.
+struct KioskState {
+    /// The VT held (`holdsConsole` on KMSDRM), released at teardown.
+    var console: ConsoleHold?
+    /// A real mouse moved: the cursor shows from then on.
+    var mouseSeen = false
 }
 
 extension ViewerWindow {
@@ -38,7 +44,7 @@ extension ViewerWindow {
     func startKiosk(_ router: InputController) {
         if kiosk.holdsConsole && ViewerWindow.ownsDisplay {
             let hold = ConsoleHold()
-            if hold.hold() { kiosk.console = hold } else { kioskSay("cannot hold the console's VT (\(String(cString: strerror(errno)))): a VT switch can leave the kiosk") }
+            if hold.hold() { kioskState.console = hold } else { kioskSay("cannot hold the console's VT (\(String(cString: strerror(errno)))): a VT switch can leave the kiosk") }
         }
         guard case .pin = kiosk.menuLock, let file = kiosk.pinFailures else { return }
         do {
@@ -79,13 +85,13 @@ extension ViewerWindow {
 
     /// Every event: a real mouse moving shows the cursor again.
     func kioskSaw(_ e: SDL_Event) {
-        guard kiosk.hideCursor, !kiosk.mouseSeen, e.type == SDL_MOUSEMOTION.rawValue,
+        guard kiosk.hideCursor, !kioskState.mouseSeen, e.type == SDL_MOUSEMOTION.rawValue,
               e.motion.which != SDLInput.touchMouseID else { return }
-        kiosk.mouseSeen = true
+        kioskState.mouseSeen = true
         applyCursor()
     }
 
-    var kioskHidesCursor: Bool { kiosk.hideCursor && !kiosk.mouseSeen }
+    var kioskHidesCursor: Bool { kiosk.hideCursor && !kioskState.mouseSeen }
 
     /// The longest the loop may sleep: half the watchdog interval when there is one.
     var longestWaitMs: Int32? {

@@ -34,7 +34,7 @@ extension ViewerWindow {
         let region = monitors.region(router.ui)
         if router.viewport.region != region {
             router.viewport.region = region
-            router.viewport.mode = initialScaling
+            router.viewport.mode = config.scaling
             router.clampSoftCursor()
         }
         fullPresent = true
@@ -55,11 +55,6 @@ extension ViewerWindow {
         guard let router, let overlay, let m = router.menu else { return }
         let vp = router.viewport
         let l = overlay.layoutMenu(m, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
-        func pts(_ r: SDL_Rect) -> ViewRect {
-            let a = vp.toWindow(output: ViewPoint(x: Double(r.x), y: Double(r.y)))
-            let b = vp.toWindow(output: ViewPoint(x: Double(r.x + r.w), y: Double(r.y + r.h)))
-            return ViewRect(x: a.x, y: a.y, w: b.x - a.x, h: b.y - a.y)
-        }
-        router.setMenuLayout(frame: pts(l.frame), rows: l.rows.map(pts))
+        router.setMenuLayout(frame: vp.toWindow(output: ViewRect(l.frame)), rows: l.rows.map { vp.toWindow(output: ViewRect($0)) })
     }
 }

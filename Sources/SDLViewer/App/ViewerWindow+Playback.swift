@@ -114,8 +114,6 @@ extension ViewerWindow {
         guard let p = player, timelineVisible else { timeline.hit = nil; return }
         let m = TimelineModel(positionMs: p.positionMs, durationMs: p.durationMs, paused: p.paused, speed: p.speed, loop: p.loop)
         let r = overlay.timeline(m, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
-        let a = vp.toWindow(output: ViewPoint(x: Double(r.x), y: Double(r.y)))
-        let b = vp.toWindow(output: ViewPoint(x: Double(r.x + r.w), y: Double(r.y + r.h)))
-        timeline.hit = ViewRect(x: a.x, y: a.y, w: b.x - a.x, h: b.y - a.y)
+        timeline.hit = vp.toWindow(output: ViewRect(r))
     }
 }

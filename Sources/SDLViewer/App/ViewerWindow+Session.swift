@@ -70,7 +70,7 @@ extension ViewerWindow {
             case .credentialsRequired(let req):
                 // a saved password the session would not send on its own: filled in, to confirm
                 let saved = session.takeCredentialPrefill()
-                prompter?.post(.credentials(req, username: knownUsername), prefill: saved)
+                prompter?.post(.credentials(req, username: config.knownUsername), prefill: saved)
                 showPendingPrompt()
             case .trustRequired(let id):
                 prompter?.post(.trust(id))
@@ -103,17 +103,17 @@ extension ViewerWindow {
         switch st {
         case .ready:
             // a touch script (FARCAST_TOUCH_REPLAY) plays once the desktop is there
-            if !everReady, let path = ProcessInfo.processInfo.environment["FARCAST_TOUCH_REPLAY"] {
+            if !everReady, let path = config.touchReplayPath {
                 TouchReplay.start(path: path, log: session.log)
             }
             everReady = true
         case .failed where prompter?.cancelledAuthentication == true:
             if router?.ui.ended == nil {
                 endReason = "authentication cancelled"
-                if onDisconnect == .quit { quit = true; break }
+                if config.onDisconnect == .quit { quit = true; break }
                 ended("Authentication cancelled")
             }
-        case .failed(let why) where onDisconnect == .quit:
+        case .failed(let why) where config.onDisconnect == .quit:
             endReason = everReady ? "connection lost: \(why)" : why
             quit = true
         case .failed(let why):
@@ -131,7 +131,7 @@ extension ViewerWindow {
 
     /// The connection is over: the message stays up (the menu closes) until dismissed.
     func ended(_ message: String) {
-        router?.ui.end(message: message, offerReconnect: onDisconnect == .prompt)
+        router?.ui.end(message: message, offerReconnect: config.onDisconnect == .prompt)
         applyCursor()
     }
 

@@ -16,44 +16,25 @@ import VNCSession
 /// Render/ViewerWindow+Present.swift.
 public final class ViewerWindow {
     let session: Session
-    let viewOnly: Bool
+    /// What the window was told at start (options and environment, from `viewer/`).
+    let config: ViewerConfiguration
+    /// Full screen now: starts as the configuration says (or as `--display` and KMSDRM make
+    /// it), then F11 and the menu toggle it.
     var fullscreen: Bool
-    let initialScaling: ScalingMode
-    /// The key translator (the xkbcommon one plugs in here); set before `run()`.
-    public var keyTranslator: KeyTranslating = KeyMapTranslator()
-    /// The session's questions (credentials, trust) waiting for the prompt; made by `run()`
-    /// to answer the session, or set before it (tests record the answers).
-    public var prompter: WindowPrompter?
+    /// The session's questions (credentials, trust) waiting for the prompt: the configuration's,
+    /// or one `run()` makes to answer the session.
+    var prompter: WindowPrompter?
     /// `FARCAST_TRACE=1` timing lines.
-    let trace = PresentTrace()
-    /// A user name known before asking (VNC_USERNAME, a vnc://user@ URI): pre-fills the prompt.
-    public var knownUsername: String?
+    let trace: PresentTrace
     /// The prompt's editor while one is up: all input goes to it, none to the server.
     var prompt: CredentialPrompt? {
         didSet { router?.ui.setPrompt(shown: prompt != nil) }
     }
-    /// Which way clipboard text flows; set before `run()`. View-only sends nothing.
-    public var clipboardDirection: ClipboardDirection = .both
-    /// The PRIMARY selection too (`--clipboard-primary`); set before `run()`.
-    public var clipboardPrimary = false
     var clipboard: ClipboardBridge?
     /// The X11 selection reader's wake-ups (an SDL user event of their own).
     var readerWake: WakeSignal?
-    /// How fingers drive the pointer at start (`--touch`, `--trackpad`); set before `run()`.
-    public var touchMode: TouchInputMode = .touch
-    /// Show the on-screen keyboard from the start (`--on-screen-keyboard`); set before `run()`.
-    public var showKeyboardAtStart = false
-    /// `--monitor N`: the remote screen to start on (1-based, screen 1 top-left); set before `run()`.
-    public var monitorNumber: Int?
-    /// Where the last screen choice per host is kept (nil: not remembered); set before `run()`.
-    public var monitorMemory: MonitorMemory?
     var monitors: MonitorController?
-    /// `--remote-resize`: the server's desktop follows the window (debounced); set before `run()`.
-    public var remoteResize = false
     var resize = RemoteResize()
-    /// Which local display(s) to fill (`--display`); set before `run()`.
-    public enum LocalDisplay: Equatable, Sendable { case number(Int), all }
-    public var localDisplay: LocalDisplay?
     /// A transient notice (a clipboard text refused for size) and when it goes away; while one
     /// is up the loop waits with a timeout, otherwise it sleeps.
     var notice: (text: String, until: Double)?
@@ -63,23 +44,24 @@ public final class ViewerWindow {
     let mainTasks = MainTasks()
     /// The session recording while one runs (menu or Ctrl+Alt+R), with its red dot.
     var recorder: SessionRecorder?
-    /// Where a recording stops by itself (`--recording-max-size`); set before `run()`.
-    public var recordingMaxBytes: Int? = RecordingLimit.defaultMaxBytes
-    /// `viewer play`: the recording being played; set before `run()`.
-    public var player: Player?
-    /// `--rotate`: degrees clockwise the picture is turned on the screen; set before `run()`.
-    public var rotation = 0
+    /// `viewer play`: the recording being played (from the configuration).
+    var player: Player? { config.player }
+    /// `--rotate`: degrees clockwise the picture is turned on the screen.
+    var rotation: Int { config.rotation }
+    var remoteResize: Bool { config.remoteResize }
+    var viewOnly: Bool { config.viewOnly }
     var rotationTarget: OpaquePointer?
     /// The controller's input on its way to the session; the server's lock lights, pointer
     /// mode and power actions.
     lazy var remoteInput = RemoteInputController(target: session, viewOnly: viewOnly,
                                                  notice: { [unowned self] in self.showNotice($0) },
                                                  log: { [unowned self] in self.log($0) })
-    /// QEMU's sound (`--audio`, the menu's Sound entry); set before `run()`.
-    public var audioWanted = false
+    /// QEMU's sound wanted now: starts as `--audio` says, the menu's Sound entry toggles it.
+    var audioWanted: Bool
     let audioPlayer = AudioPlayer()
-    /// `farcast kiosk`: menu lock, watchdog, cursor; set before `run()`.
-    public var kiosk = KioskOptions()
+    /// What a kiosk's window holds while it runs (the console, whether a mouse was seen).
+    var kioskState = KioskState()
+    var kiosk: KioskOptions { config.kiosk }
     /// Playback's timeline and when it was last needed (it hides while playing untouched).
     var timeline = TimelineState()
 
@@ -108,17 +90,16 @@ public final class ViewerWindow {
     /// The window took the first desktop's size (ViewerWindow+Fit); once per window.
     var fittedToDesktop = false
     var quit = false
-    /// What a dropped connection leads to once automatic retries (if any) are over.
-    public enum OnDisconnect: String, Sendable { case reconnect, quit, prompt }
-    public var onDisconnect: OnDisconnect = .prompt
     /// Set when the window closed because the connection ended and --on-disconnect is quit.
     public internal(set) var endReason: String?
 
-    public init(session: Session, fullscreen: Bool = false, viewOnly: Bool = false, scaling: ScalingMode = .fit) {
+    public init(session: Session, configuration: ViewerConfiguration = ViewerConfiguration()) {
         self.session = session
-        self.fullscreen = fullscreen
-        self.viewOnly = viewOnly
-        self.initialScaling = scaling
+        self.config = configuration
+        self.fullscreen = configuration.fullscreen
+        self.prompter = configuration.prompter
+        self.audioWanted = configuration.audioWanted
+        self.trace = PresentTrace(enabled: configuration.trace)
     }
 
     struct SDLError: Error, CustomStringConvertible { let description: String }
@@ -142,12 +123,12 @@ public final class ViewerWindow {
         defer { SDL_Quit() }
         try createWindow()
         defer { teardown() }
-        let router = InputController(sink: remoteInput, viewport: Viewport(mode: initialScaling), viewOnly: viewOnly,
-                                 keyTranslator: keyTranslator, touchMode: touchMode)
+        let router = InputController(sink: remoteInput, viewport: Viewport(mode: config.scaling), viewOnly: config.viewOnly,
+                                     keyTranslator: config.keyTranslator, touchMode: config.touchMode)
         router.ui.fullscreen = fullscreen
         self.router = router
-        let dir: ClipboardDirection = viewOnly ? (clipboardDirection.receives ? .receive : .off) : clipboardDirection
-        let bridge = ClipboardBridge(session: session, direction: dir, primary: clipboardPrimary)
+        let dir: ClipboardDirection = config.viewOnly ? (config.clipboardDirection.receives ? .receive : .off) : config.clipboardDirection
+        let bridge = ClipboardBridge(session: session, direction: dir, primary: config.clipboardPrimary)
         clipboard = bridge
         startSelectionReader(bridge)
         if fullscreen { SDL_SetWindowKeyboardGrab(window, SDL_TRUE) }
@@ -170,8 +151,8 @@ public final class ViewerWindow {
         if player != nil { showTimeline() }
         // first: a question still open is cancelled before the session stops
         defer { closePrompt(); prompter?.detach() }
-        if showKeyboardAtStart { _ = router.setKeyboard(shown: true) }
-        monitors = MonitorController(requestedNumber: monitorNumber, memory: monitorMemory, host: session.spec,
+        if config.showKeyboardAtStart { _ = router.setKeyboard(shown: true) }
+        monitors = MonitorController(requestedNumber: config.monitorNumber, memory: config.monitorMemory, host: session.spec,
                                      warn: { FileHandle.standardError.write(Data("viewer: \($0)\n".utf8)) })
         syncSizes()
         applyCursor()
@@ -251,7 +232,7 @@ public final class ViewerWindow {
     }
 
     func teardown() {
-        kiosk.console?.release()
+        kioskState.console?.release()
         stopSelectionReader()
         softCursor = nil
         frame = nil

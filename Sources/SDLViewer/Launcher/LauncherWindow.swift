@@ -35,6 +35,10 @@ public final class LauncherWindow {
     public var startInTouchLayout = false
     /// Files to import at start (`viewer launcher --import FILE`).
     public var importPaths: [String] = []
+    /// `SDL_RENDER_DRIVER` as `viewer/` read it: "software" asks for SDL's software renderer.
+    public var renderDriver: String?
+    /// `FARCAST_FONT` as `viewer/` read it: a font tried before the usual ones.
+    public var fontPath: String?
     /// Exit status of the last session when the launcher exits because `return-to-launcher = no`.
     public internal(set) var exitStatus: Int32 = 0
     var fingerDown: (id: Int64, x: Double, y: Double, moved: Bool)?
@@ -73,14 +77,14 @@ public final class LauncherWindow {
             throw ViewerWindow.sdlError("SDL_CreateWindow")
         }
         window = w
-        let software = ProcessInfo.processInfo.environment["SDL_RENDER_DRIVER"] == "software"
+        let software = renderDriver == "software"
         guard let r = SDL_CreateRenderer(w, -1, software ? SDL_RENDERER_SOFTWARE.rawValue : SDL_RENDERER_ACCELERATED.rawValue)
                 ?? SDL_CreateRenderer(w, -1, SDL_RENDERER_SOFTWARE.rawValue) else {
             close()
             throw ViewerWindow.sdlError("SDL_CreateRenderer")
         }
         renderer = r
-        overlay = Overlay(renderer: r)
+        overlay = Overlay(renderer: r, fontCandidates: (fontPath.map { [$0] } ?? []) + TextRenderer.fontCandidates)
         touchInput = startInTouchLayout
         SDL_StartTextInput()
         refreshItems()

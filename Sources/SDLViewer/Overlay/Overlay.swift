@@ -1,6 +1,11 @@
 import CSDL2
 import Interaction
 
+extension ViewRect {
+    /// An overlay's SDL rect (output pixels) as a ViewRect, for `Viewport.toWindow(output:)`.
+    init(_ r: SDL_Rect) { self.init(x: Double(r.x), y: Double(r.y), w: Double(r.w), h: Double(r.h)) }
+}
+
 /// What is drawn over the desktop (status, notices, menu, picker, keyboard, prompt), in output
 /// pixels; each kind has its own file. Main thread only.
 final class Overlay {
@@ -14,7 +19,8 @@ final class Overlay {
     /// Font sizes in points (scaled to output pixels for HiDPI).
     static let statusPoints = 17.0, menuPoints = 15.0, hintPoints = 13.0
 
-    init(renderer: OpaquePointer, fontCandidates: [String]? = nil) {
+    /// `fontCandidates`: the font files to try, first found wins (`FARCAST_FONT` first when set).
+    init(renderer: OpaquePointer, fontCandidates: [String] = TextRenderer.fontCandidates) {
         self.renderer = renderer
         text = TextRenderer(renderer: renderer, candidates: fontCandidates)
     }

@@ -24,10 +24,9 @@ final class TextRenderer {
     /// Rendered strings kept as textures; the status and menu need a few dozen at most.
     static let cacheLimit = 128
 
-    init(renderer: OpaquePointer, candidates: [String]? = nil) {
+    init(renderer: OpaquePointer, candidates: [String] = TextRenderer.fontCandidates) {
         self.renderer = renderer
-        let env = ProcessInfo.processInfo.environment["FARCAST_FONT"].map { [$0] } ?? []
-        path = (candidates ?? (env + TextRenderer.fontCandidates)).first { FileManager.default.isReadableFile(atPath: $0) }
+        path = candidates.first { FileManager.default.isReadableFile(atPath: $0) }
         if path == nil {
             FileHandle.standardError.write(Data("viewer: no font found (install fonts-dejavu-core); on-screen text is off\n".utf8))
         } else if TTF_Init() == 0 {

@@ -72,11 +72,7 @@ extension ViewerWindow {
         if let prompt {
             overlay.dim(vp.outputWidth, vp.outputHeight)
             let l = overlay.prompt(prompt, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
-            prompt.hitRects = l.fields.mapValues { r in
-                let a = vp.toWindow(output: ViewPoint(x: Double(r.x), y: Double(r.y)))
-                let b = vp.toWindow(output: ViewPoint(x: Double(r.x + r.w), y: Double(r.y + r.h)))
-                return ViewRect(x: a.x, y: a.y, w: b.x - a.x, h: b.y - a.y)
-            }
+            prompt.hitRects = l.fields.mapValues { vp.toWindow(output: ViewRect($0)) }
         } else if let (msg, hint) = status {
             overlay.status(msg, hint: hint, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
         }
@@ -90,12 +86,7 @@ extension ViewerWindow {
         if let pad = router.pinPad {
             overlay.dim(vp.outputWidth, vp.outputHeight)
             let l = overlay.pinPad(pad, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
-            func toWindow(_ r: SDL_Rect) -> ViewRect {
-                let a = vp.toWindow(output: ViewPoint(x: Double(r.x), y: Double(r.y)))
-                let b = vp.toWindow(output: ViewPoint(x: Double(r.x + r.w), y: Double(r.y + r.h)))
-                return ViewRect(x: a.x, y: a.y, w: b.x - a.x, h: b.y - a.y)
-            }
-            router.setPinLayout(frame: toWindow(l.frame), keys: l.keys.map(toWindow))
+            router.setPinLayout(frame: vp.toWindow(output: ViewRect(l.frame)), keys: l.keys.map { vp.toWindow(output: ViewRect($0)) })
         }
         if ui.info && prompt == nil {
             overlay.info(ViewerWindow.infoLines(session.link, spec: session.spec), outputWidth: vp.outputWidth, scale: vp.pixelsPerPointY)
@@ -132,7 +123,7 @@ extension ViewerWindow {
         renderer = SDL_CreateSoftwareRenderer(s)
         guard let r = renderer else { return false }
         frame = FrameRenderer(renderer: r)
-        overlay = Overlay(renderer: r)
+        overlay = Overlay(renderer: r, fontCandidates: config.fontCandidates)
         fullPresent = true
         return true
     }
