@@ -43,6 +43,12 @@ extension ViewerWindow {
     /// The session's state (the loop, the status panel and the end handling read it here).
     var sessionState: Session.State { session.state }
 
+    /// Waiting to reconnect (per --reconnect): the countdown shows.
+    var reconnecting: Bool {
+        if case .waiting = sessionState { return true }
+        return false
+    }
+
     /// The one place the framebuffer is read: under its lock, which the session thread holds
     /// for one rect at a time.
     func withFramebuffer<T>(_ body: (Framebuffer?) -> T) -> T {

@@ -40,6 +40,10 @@ public final class ViewerWindow {
     var notice: (text: String, until: Double)?
     static let noticeSeconds = 4.0
     static let infoRefreshSeconds = 0.5
+    /// The reconnecting countdown's redraws.
+    static let countdownRedrawSeconds = 0.25
+    /// Playback's bar clock and end-of-recording check while it shows or plays.
+    static let playbackTickSeconds = 0.1
     /// Work finished off the main thread that the main thread completes (a saved screenshot's notice).
     let mainTasks = MainTasks()
     /// The session recording while one runs (menu or Ctrl+Alt+R), with its red dot.
@@ -160,43 +164,41 @@ public final class ViewerWindow {
         return sessionState
     }
 
-    /// Waits for events (with a timeout only while something is timed: momentum, a debounced
-    /// resize, a pending present, the countdown, a notice), handles them, presents.
+    /// Waits for events, or until the earliest deadline of the timers running (`Deadlines`:
+    /// a present due, momentum, a debounced resize, the countdown, playback, the info panel, a
+    /// notice, the watchdog), handles them, presents. Nothing timed: it sleeps until an event.
     func loop(_ router: InputController) {
         var needsPresent = true
         /// The next present answers input: it does not wait for pixels being decoded.
         var forInput = false
         var nextPresent = 0.0
+        var deadlines = Deadlines()
         var e = SDL_Event()
         while !quit {
+            let now = ViewerWindow.now()
+            deadlines.set(.present, needsPresent ? nextPresent : nil)
+            // momentum or a trackpad click waiting: wake each frame; idle otherwise
+            deadlines.every(.gestures, 1.0 / 60, running: router.needsPolling, now: now)
+            deadlines.set(.remoteResize, resize.due)
+            // only while reconnecting, so an idle viewer still sleeps
+            deadlines.every(.countdown, ViewerWindow.countdownRedrawSeconds, running: reconnecting, now: now)
+            deadlines.every(.playback, ViewerWindow.playbackTickSeconds,
+                            running: player != nil && (timelineVisible || player?.paused == false), now: now)
+            deadlines.every(.info, ViewerWindow.infoRefreshSeconds, running: router.ui.info, now: now)
+            deadlines.set(.notice, notice?.until)
+            deadlines.every(.watchdog, Double(longestWaitMs ?? 0) / 1000, running: longestWaitMs != nil, now: now)
             let got: Bool
-            if router.needsPolling {
-                // momentum or a trackpad click waiting: wake each frame; idle otherwise
-                let wait = max(0.001, min(1.0 / 60, needsPresent ? nextPresent - ViewerWindow.now() : 1.0 / 60))
-                got = SDL_WaitEventTimeout(&e, Int32((wait * 1000).rounded(.up))) != 0
-            } else if let due = resize.due, !needsPresent {
-                got = SDL_WaitEventTimeout(&e, Int32(max(1, ((due - ViewerWindow.now()) * 1000).rounded(.up)))) != 0
-            } else if needsPresent {
-                let wait = nextPresent - ViewerWindow.now()
-                got = wait > 0 ? SDL_WaitEventTimeout(&e, Int32((wait * 1000).rounded(.up))) != 0 : SDL_PollEvent(&e) != 0
-            } else if case .waiting = sessionState {
-                // the countdown needs redrawing; only in this state, so an idle viewer still sleeps
-                got = SDL_WaitEventTimeout(&e, 250) != 0
-                needsPresent = true
-            } else if player != nil && (timelineVisible || player?.paused == false) {
-                // the bar's clock and the end of the recording; no busy wait
-                got = SDL_WaitEventTimeout(&e, 100) != 0
-            } else if router.ui.info {
-                // the connection-info panel's figures: refreshed twice a second while it shows
-                got = SDL_WaitEventTimeout(&e, Int32(ViewerWindow.infoRefreshSeconds * 1000)) != 0
+            switch deadlines.waitMilliseconds(now: now) {
+            case nil: got = SDL_WaitEvent(&e) != 0
+            case 0?: got = SDL_PollEvent(&e) != 0
+            case let ms?: got = SDL_WaitEventTimeout(&e, ms) != 0
+            }
+            let fired = deadlines.takeDue(now: ViewerWindow.now())
+            // what changes on screen without an event: the countdown, the info panel's figures
+            if fired.contains(.countdown) { needsPresent = true }
+            if fired.contains(.info) {
                 needsPresent = true
                 fullPresent = true
-            } else if let n = notice {
-                got = SDL_WaitEventTimeout(&e, Int32(max(1, ((n.until - ViewerWindow.now()) * 1000).rounded(.up)))) != 0
-            } else if let ms = longestWaitMs {
-                got = SDL_WaitEventTimeout(&e, ms) != 0
-            } else {
-                got = SDL_WaitEvent(&e) != 0
             }
             kiosk.notifier?.pingIfDue()
             if got {
