@@ -63,6 +63,9 @@ public struct ViewerConfiguration {
     public var touchReplayPath: String?
     /// `FARCAST_TRACE=1`: timing lines on stderr.
     public var trace = false
+    /// Where screenshots and recordings go (the XDG pictures and videos folders).
+    public var picturesDirectory = "."
+    public var videosDirectory = "."
 
     public init() {}
 

@@ -7,7 +7,7 @@ import CSDL2
 /// to fit, as before). Not with `--remote-resize`, where the window decides the desktop's size.
 extension ViewerWindow {
     func fitWindowToDesktop(width fw: Int, height fh: Int) {
-        guard !fittedToDesktop, !fullscreen, !remoteResize, config.localDisplay == nil, !ViewerWindow.ownsDisplay,
+        guard !fittedToDesktop, !fullscreen, !remoteResize, config.localDisplay == nil, !WindowRenderer.ownsDisplay,
               fw > 0, fh > 0, let window, let router else { return }
         fittedToDesktop = true
         if SDL_GetWindowFlags(window) & (SDL_WINDOW_FULLSCREEN.rawValue | SDL_WINDOW_MAXIMIZED.rawValue) != 0 { return }

@@ -33,16 +33,9 @@ struct KioskState {
 }
 
 extension ViewerWindow {
-    /// The video driver in use ("x11", "wayland", "kmsdrm", ...).
-    static var videoDriver: String { SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "" }
-
-    /// Without a window system the window is the display: it takes the display's own mode
-    /// (a windowed request would switch KMSDRM to 1024x768 and letterbox).
-    static var ownsDisplay: Bool { videoDriver.lowercased() == "kmsdrm" }  // SDL names it "KMSDRM"
-
     /// At start, the window made: the console held, the PIN count read back.
     func startKiosk(_ router: InputController) {
-        if kiosk.holdsConsole && ViewerWindow.ownsDisplay {
+        if kiosk.holdsConsole && WindowRenderer.ownsDisplay {
             let hold = ConsoleHold()
             if hold.hold() { kioskState.console = hold } else { kioskSay("cannot hold the console's VT (\(String(cString: strerror(errno)))): a VT switch can leave the kiosk") }
         }

@@ -6,13 +6,12 @@ import Interaction
 extension ViewerWindow {
     /// Viewport sizes from the framebuffer, the window (points) and the renderer (pixels).
     func syncSizes() {
-        refreshSurface()
-        guard let router, let window, let renderer else { return }
+        if renderer?.refreshSurface() == true { fullPresent = true }
+        guard let router, let renderer, renderer.window != nil, renderer.renderer != nil else { return }
         let before = router.viewport
         defer { if router.viewport != before { fullPresent = true } }
         let (fw, fh) = withFramebuffer { ($0?.width ?? 0, $0?.height ?? 0) }
-        _ = (window, renderer)
-        let (ww, wh, ow, oh) = logicalSizes()
+        let (ww, wh, ow, oh) = renderer.logicalSizes()
         router.windowSize = (Double(ww), Double(wh))
         // the on-screen keyboard takes the bottom of the window; the desktop fits above it
         var kbH = 0
@@ -52,7 +51,7 @@ extension ViewerWindow {
 
     /// The menu's geometry in window points, for mouse hits.
     func layoutMenu() {
-        guard let router, let overlay, let m = router.menu else { return }
+        guard let router, let overlay = renderer?.overlay, let m = router.menu else { return }
         let vp = router.viewport
         let l = overlay.layoutMenu(m, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
         router.setMenuLayout(frame: vp.toWindow(output: ViewRect(l.frame)), rows: l.rows.map { vp.toWindow(output: ViewRect($0)) })

@@ -44,17 +44,16 @@ public final class ViewerWindow {
     static let countdownRedrawSeconds = 0.25
     /// Playback's bar clock and end-of-recording check while it shows or plays.
     static let playbackTickSeconds = 0.1
-    /// Work finished off the main thread that the main thread completes (a saved screenshot's notice).
-    let mainTasks = MainTasks()
-    /// The session recording while one runs (menu or Ctrl+Alt+R), with its red dot.
-    var recorder: SessionRecorder?
+    /// Screenshots and the recording in progress (made once the wake-up signal exists).
+    var capture: CaptureController?
     /// `viewer play`: the recording being played (from the configuration).
     var player: Player? { config.player }
+    /// `viewer play`'s bar and keys; nil in a live session.
+    let playback: PlaybackController?
     /// `--rotate`: degrees clockwise the picture is turned on the screen.
     var rotation: Int { config.rotation }
     var remoteResize: Bool { config.remoteResize }
     var viewOnly: Bool { config.viewOnly }
-    var rotationTarget: OpaquePointer?
     /// The controller's input on its way to the session; the server's lock lights, pointer
     /// mode and power actions.
     lazy var remoteInput = RemoteInputController(target: session, viewOnly: viewOnly,
@@ -66,26 +65,16 @@ public final class ViewerWindow {
     /// What a kiosk's window holds while it runs (the console, whether a mouse was seen).
     var kioskState = KioskState()
     var kiosk: KioskOptions { config.kiosk }
-    /// Playback's timeline and when it was last needed (it hides while playing untouched).
-    var timeline = TimelineState()
 
-    var window: OpaquePointer?
-    var renderer: OpaquePointer?
-    var frame: FrameRenderer?
-    var overlay: Overlay?
+    /// The SDL window and everything that draws into it (Render/WindowRenderer.swift).
+    var renderer: WindowRenderer?
+    /// The SDL window (for its title, size, full screen, keyboard grab and focus).
+    var window: OpaquePointer? { renderer?.window }
     var router: InputController?
     /// SDL events → the controller's plain values.
     var sdlInput = SDLInput()
     var wake: WakeSignal?
     let cursors = Cursors()
-    /// Trackpad mode's cursor sprite (the server's shape or an arrow); made per renderer.
-    var softCursor: SoftCursorSprite?
-    /// Seconds between presents when the renderer has no vsync (0 with vsync: present waits).
-    var frameInterval = 0.0
-    /// Software path: draw into the window surface and present only the rectangles that
-    /// changed (SDL's software renderer would push the whole window on every present).
-    var surfaceMode = false
-    var surface: UnsafeMutablePointer<SDL_Surface>?
     /// The next present redraws and pushes everything (window exposed, resized, menu, pan...).
     var fullPresent = true
     /// An overlay was on screen in the last present: the next one must redraw to remove it.
@@ -104,6 +93,7 @@ public final class ViewerWindow {
         self.prompter = configuration.prompter
         self.audioWanted = configuration.audioWanted
         self.trace = PresentTrace(enabled: configuration.trace)
+        self.playback = configuration.player.map { PlaybackController(player: $0) }
     }
 
     struct SDLError: Error, CustomStringConvertible { let description: String }
@@ -142,9 +132,12 @@ public final class ViewerWindow {
         SDL_EventState(SDL_SYSWMEVENT.rawValue, SDL_ENABLE)
         let wake = WakeSignal(eventType: SDL_RegisterEvents(1))
         self.wake = wake
+        let capture = CaptureController(session: session, recordingMaxBytes: config.recordingMaxBytes,
+                                        picturesDirectory: config.picturesDirectory, videosDirectory: config.videosDirectory, wake: wake)
+        self.capture = capture
         startSession(wake)
         defer { stopSession() }
-        defer { finishRecording() }
+        defer { capture.finish() }
         router.ui.recording = player == nil ? false : nil
         // one lock for the menu and every shortcut; nothing recorded while playing one back
         router.ui.lock = ControlLock(menu: kiosk.menuLock, screenshots: kiosk.screenshots,
@@ -152,7 +145,7 @@ public final class ViewerWindow {
         router.ui.canQuit = kiosk.menuLock == .open
         startKiosk(router)
         kiosk.notifier?.ready(status: "connecting to \(session.spec)")
-        if player != nil { showTimeline() }
+        playback?.show(now: ViewerWindow.now())
         // first: a question still open is cancelled before the session stops
         defer { closePrompt(); prompter?.detach() }
         if config.showKeyboardAtStart { _ = router.setKeyboard(shown: true) }
@@ -183,7 +176,7 @@ public final class ViewerWindow {
             // only while reconnecting, so an idle viewer still sleeps
             deadlines.every(.countdown, ViewerWindow.countdownRedrawSeconds, running: reconnecting, now: now)
             deadlines.every(.playback, ViewerWindow.playbackTickSeconds,
-                            running: player != nil && (timelineVisible || player?.paused == false), now: now)
+                            running: playback?.needsTicks(now: now) == true, now: now)
             deadlines.every(.info, ViewerWindow.infoRefreshSeconds, running: router.ui.info, now: now)
             deadlines.set(.notice, notice?.until)
             deadlines.every(.watchdog, Double(longestWaitMs ?? 0) / 1000, running: longestWaitMs != nil, now: now)
@@ -218,7 +211,7 @@ public final class ViewerWindow {
                 // the gesture clock is SDL's event timestamps (milliseconds since SDL_Init)
                 if handleActions(router.poll(now: Double(SDL_GetTicks()) / 1000)) { needsPresent = true }
             }
-            if player != nil && playbackTick() { needsPresent = true }
+            if let p = playback, p.tick(now: ViewerWindow.now()) { needsPresent = true }
             if let n = notice, ViewerWindow.now() >= n.until {
                 notice = nil
                 needsPresent = true
@@ -228,7 +221,7 @@ public final class ViewerWindow {
                 // pixels left over (upload budget, or skipped for input) come next frame
                 needsPresent = present(forInput: forInput)
                 forInput = false
-                nextPresent = ViewerWindow.now() + frameInterval
+                nextPresent = ViewerWindow.now() + (renderer?.frameInterval ?? 0)
             }
         }
     }
@@ -236,22 +229,17 @@ public final class ViewerWindow {
     func teardown() {
         kioskState.console?.release()
         stopSelectionReader()
-        softCursor = nil
-        frame = nil
-        overlay = nil
         cursors.free()
-        freeRotationTarget()
         audioPlayer.stop()
-        if let r = renderer { SDL_DestroyRenderer(r) }
-        if let w = window { SDL_DestroyWindow(w) }
-        renderer = nil; window = nil
+        renderer?.close()
+        renderer = nil
     }
 
     /// Returns true when the window needs presenting.
     func handle(_ event: SDL_Event) -> Bool {
         guard let router else { return false }
         var e = event
-        if rotation != 0 { unrotate(&e) }
+        renderer?.unrotate(&e)
         kioskSaw(e)
         let input = sdlInput.translate(e)
         switch e.type {
@@ -276,7 +264,7 @@ public final class ViewerWindow {
             return notice != nil || had
         case _ where prompt != nil && e.type != SDL_WINDOWEVENT.rawValue:
             return handlePromptInput(e)
-        case _ where player != nil && playbackTakes(e):
+        case _ where playbackTakes(e):
             return true
         case _ where input.flatMap({ remoteInput.relativePointerEvent($0, overUI: router.ui.menu != nil || prompt != nil) }) != nil:
             return true
@@ -366,6 +354,39 @@ public final class ViewerWindow {
         return redraw
     }
 
+    /// `viewer play`: whether the bar or its keys take this event (not while the menu or the
+    /// picker is up; the router gets the rest).
+    func playbackTakes(_ e: SDL_Event) -> Bool {
+        guard let playback, let router, router.ui.menu == nil, router.ui.picker == nil else { return false }
+        let s = renderer?.logicalSizes()
+        return playback.takes(e, windowSize: (Double(s?.ww ?? 0), Double(s?.wh ?? 0)), now: ViewerWindow.now())
+    }
+
+    /// After a wake-up: a saved screenshot's notice, a recording that stopped by itself.
+    func runMainTasks() {
+        guard let capture else { return }
+        let wasRecording = capture.recording
+        for n in capture.takeNotices() { showNotice(n) }
+        if wasRecording && !capture.recording { recordingChanged() }
+    }
+
+    func takeScreenshot() {
+        if let n = capture?.screenshot(region: router.flatMap { monitors?.region($0.ui) }) { showNotice(n) }
+    }
+
+    /// Starts a recording, or stops it and says where the file is.
+    func toggleRecording() {
+        guard let capture else { return }
+        showNotice(capture.toggleRecording())
+        recordingChanged()
+    }
+
+    /// The menu's check mark and the red dot follow the recording.
+    private func recordingChanged() {
+        router?.ui.recording = capture?.recording == true
+        fullPresent = true
+    }
+
     func toggleFullscreen() {
         fullscreen.toggle()
         router?.ui.fullscreen = fullscreen
@@ -390,7 +411,7 @@ public final class ViewerWindow {
 
     func setRemoteCursor(_ c: CursorImage) {
         cursors.setRemote(c)
-        softCursor?.setImage(c)
+        renderer?.setSoftCursorImage(c)
         applyCursor()
     }
 }

@@ -3,41 +3,37 @@ import CSDL2
 /// `--rotate 90|180|270` (a touch panel mounted portrait): everything is drawn as usual into a
 /// texture the size of the rotated display, which is then turned onto the screen; pointer and
 /// touch coordinates are turned back before anything else sees them. The viewport, overlays and
-/// gestures never know.
-extension ViewerWindow {
-    var swapsAxes: Bool { rotation == 90 || rotation == 270 }
+/// gestures never know. Owns the target texture; main thread only.
+final class Rotation {
+    /// Degrees clockwise: 90, 180 or 270.
+    let degrees: Int
+    private var target: OpaquePointer?
 
-    /// The window's size in points and pixels as the rest of the window sees it (rotated).
-    func logicalSizes() -> (ww: Int32, wh: Int32, ow: Int32, oh: Int32) {
-        var ww: Int32 = 0, wh: Int32 = 0, ow: Int32 = 0, oh: Int32 = 0
-        if let window { SDL_GetWindowSize(window, &ww, &wh) }
-        if let renderer { SDL_GetRendererOutputSize(renderer, &ow, &oh) }
-        return swapsAxes ? (wh, ww, oh, ow) : (ww, wh, ow, oh)
-    }
+    init(degrees: Int) { self.degrees = degrees }
+    deinit { free() }
 
-    /// The texture frames are drawn into, (re)made at the rotated output size.
-    func ensureRotationTarget() {
-        guard rotation != 0, let renderer else { return }
-        let s = logicalSizes()
-        if let t = rotationTarget {
+    var swapsAxes: Bool { degrees == 90 || degrees == 270 }
+
+    /// Draws go to the target texture, (re)made at the rotated output size `ow`x`oh`.
+    func begin(_ renderer: OpaquePointer, outputWidth ow: Int32, outputHeight oh: Int32) {
+        if let t = target {
             var w: Int32 = 0, h: Int32 = 0
             SDL_QueryTexture(t, nil, nil, &w, &h)
-            if w == s.ow && h == s.oh { return }
-            SDL_DestroyTexture(t)
+            if w != ow || h != oh {
+                SDL_DestroyTexture(t)
+                target = nil
+            }
         }
-        rotationTarget = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ARGB8888.rawValue,
-                                           Int32(SDL_TEXTUREACCESS_TARGET.rawValue), max(1, s.ow), max(1, s.oh))
+        if target == nil {
+            target = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ARGB8888.rawValue,
+                                       Int32(SDL_TEXTUREACCESS_TARGET.rawValue), max(1, ow), max(1, oh))
+        }
+        SDL_SetRenderTarget(renderer, target)
     }
 
-    func beginRotatedFrame() {
-        guard rotation != 0, let renderer else { return }
-        ensureRotationTarget()
-        SDL_SetRenderTarget(renderer, rotationTarget)
-    }
-
-    /// The drawn frame onto the screen, turned clockwise by `rotation` about its centre.
-    func endRotatedFrame() {
-        guard rotation != 0, let renderer, let t = rotationTarget else { return }
+    /// The drawn frame onto the screen, turned clockwise by `degrees` about its centre.
+    func end(_ renderer: OpaquePointer) {
+        guard let t = target else { return }
         SDL_SetRenderTarget(renderer, nil)
         var ow: Int32 = 0, oh: Int32 = 0
         SDL_GetRendererOutputSize(renderer, &ow, &oh)
@@ -46,19 +42,18 @@ extension ViewerWindow {
         SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
         SDL_RenderClear(renderer)
         var dst = SDL_Rect(x: (ow - tw) / 2, y: (oh - th) / 2, w: tw, h: th)
-        SDL_RenderCopyEx(renderer, t, nil, &dst, Double(rotation), nil, SDL_FLIP_NONE)
+        SDL_RenderCopyEx(renderer, t, nil, &dst, Double(degrees), nil, SDL_FLIP_NONE)
     }
 
-    func freeRotationTarget() {
-        if let t = rotationTarget { SDL_DestroyTexture(t) }
-        rotationTarget = nil
+    /// Before the renderer goes: the texture belongs to it.
+    func free() {
+        if let t = target { SDL_DestroyTexture(t) }
+        target = nil
     }
 
-    /// Turns an event's coordinates from the screen's to the drawn frame's.
-    func unrotate(_ e: inout SDL_Event) {
-        guard rotation != 0, let window else { return }
-        var w: Int32 = 0, h: Int32 = 0
-        SDL_GetWindowSize(window, &w, &h)
+    /// Turns an event's coordinates from the screen's (a `w`x`h` window) to the drawn frame's.
+    func unrotate(_ e: inout SDL_Event, windowWidth w: Int32, windowHeight h: Int32) {
+        let rotation = degrees
         func point(_ x: Int32, _ y: Int32) -> (Int32, Int32) {
             switch rotation {
             case 90: return (y, w - 1 - x)

@@ -25,47 +25,43 @@ extension ViewerWindow {
     /// budget, or skipped while decoding): the loop presents again.
     @discardableResult
     func present(forInput: Bool = false) -> Bool {
-        guard let window, let renderer, let frame, let overlay, let router else { return false }
+        guard let r = renderer, let frame = r.frame, let overlay = r.overlay, let router else { return false }
         let vp = router.viewport
         let ui = router.ui
         let status = statusMessage()
         let softShown = ui.softCursorShown && router.touchMode == .trackpad && ui.ended == nil
+        let now = ViewerWindow.now()
+        let recording = capture?.recording == true
+        let timeline = playback?.timeline(now: now)
         let overlayNow = status != nil || ui.menu != nil || ui.ended != nil || prompt != nil || notice != nil
-            || router.keyboard != nil || softShown || ui.picker != nil || recorder != nil || timelineVisible
+            || router.keyboard != nil || softShown || ui.picker != nil || recording || timeline != nil
             || router.pinPad != nil || ui.info
         defer { fullPresent = false; overlayShown = overlayNow; trace.presented(menuUp: ui.menu != nil) }
-        if surfaceMode && !fullPresent && !overlayNow && !overlayShown && rotation == 0, let surface,
+        if r.surfaceMode && !fullPresent && !overlayNow && !overlayShown && r.rotation == nil, let surface = r.surface,
            FrameRenderer.takesFramebufferPixels(surface) {
             let body = { (fb: Framebuffer?) -> Bool in fb.map { frame.copyDirect($0, into: surface, vp) } ?? false }
             let copied: Bool? = forInput ? withFramebufferIfFree(body) : withFramebuffer(body)
             if copied == true {
-                let rects = frame.directRects
-                if !rects.isEmpty {
-                    rects.withUnsafeBufferPointer { _ = SDL_UpdateWindowSurfaceRects(window, $0.baseAddress, Int32($0.count)) }
-                }
+                r.updateSurface(frame.directRects)
                 return frame.hasPendingUpload
             }
             // skipped while a rect was being decoded: the pixels come with the next present
             if copied == nil { return true }
         }
         let uploaded = uploadFrame(frame, wait: !forInput)
-        if surfaceMode && !fullPresent && !overlayNow && !overlayShown {
+        if r.surfaceMode && !fullPresent && !overlayNow && !overlayShown {
             // only what changed: a small update costs a small copy to the window
-            let rects = frame.drawDamage(vp)
-            if !rects.isEmpty {
-                rects.withUnsafeBufferPointer { _ = SDL_UpdateWindowSurfaceRects(window, $0.baseAddress, Int32($0.count)) }
-            }
+            r.updateSurface(frame.drawDamage(vp))
             return !uploaded || frame.hasPendingUpload
         }
-        beginRotatedFrame()
+        r.beginFrame()
         frame.draw(vp)
         if softShown {
-            if softCursor == nil { softCursor = SoftCursorSprite(renderer: renderer); softCursor?.setImage(cursors.lastImage) }
             let c = router.gestures.cursor
-            softCursor?.draw(at: c.outputPoint(in: vp), scale: vp.pixelsPerPointY)
+            r.softCursorSprite(cursors.lastImage)?.draw(at: c.outputPoint(in: vp), scale: vp.pixelsPerPointY)
         }
         if let k = router.keyboard {
-            let s = logicalSizes()
+            let s = r.logicalSizes()
             overlay.keyboard(k, vp, outputWidth: Int(s.ow), outputHeight: Int(s.oh))
         }
         if ui.dimsDesktop { overlay.dim(vp.outputWidth, vp.outputHeight) }
@@ -91,54 +87,18 @@ extension ViewerWindow {
         if ui.info && prompt == nil {
             overlay.info(ViewerWindow.infoLines(session.link, spec: session.spec), outputWidth: vp.outputWidth, scale: vp.pixelsPerPointY)
         }
-        drawTimeline(overlay, vp)
-        if recorder != nil { overlay.recordingBadge(outputWidth: vp.outputWidth, scale: vp.pixelsPerPointY) }
+        // the bar (while shown) and its track's hit area in window points
+        playback?.laidOut(track: timeline.map {
+            vp.toWindow(output: ViewRect(overlay.timeline($0, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight,
+                                                          scale: vp.pixelsPerPointY)))
+        })
+        if recording { overlay.recordingBadge(outputWidth: vp.outputWidth, scale: vp.pixelsPerPointY) }
         if let n = notice, prompt == nil {
             // above the playback bar when it shows
             overlay.notice(n.text, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY,
-                           bottomInset: timeline.hit != nil ? Int(64 * vp.pixelsPerPointY) : 0)
+                           bottomInset: playback?.hit != nil ? Int(64 * vp.pixelsPerPointY) : 0)
         }
-        endRotatedFrame()
-        if surfaceMode { SDL_UpdateWindowSurface(window) } else { SDL_RenderPresent(renderer) }
+        r.endFrame()
         return !uploaded || frame.hasPendingUpload
-    }
-
-    /// Software path: (re)creates the renderer on the window surface when SDL replaced it
-    /// (after a resize). Textures die with the renderer, so the frame and overlay are rebuilt
-    /// and the next upload is whole. Returns false when there is no surface to draw on.
-    @discardableResult
-    func refreshSurface() -> Bool {
-        guard surfaceMode, let window else { return false }
-        // a real X11 (shm) surface: SDL's GPU-texture emulation would re-upload the whole
-        // window for every changed rect. KMSDRM has no surface of its own: there the emulation
-        // is the only window surface there is.
-        if !ViewerWindow.ownsDisplay { SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0") }
-        guard let s = SDL_GetWindowSurface(window) else { return false }
-        if s == surface, renderer != nil { return true }
-        softCursor = nil   // its texture belongs to the old renderer
-        frame = nil
-        overlay = nil
-        if let r = renderer { SDL_DestroyRenderer(r) }
-        surface = s
-        renderer = SDL_CreateSoftwareRenderer(s)
-        guard let r = renderer else { return false }
-        frame = FrameRenderer(renderer: r)
-        overlay = Overlay(renderer: r, fontCandidates: config.fontCandidates)
-        fullPresent = true
-        return true
-    }
-
-    /// 0 when presents wait for vsync; otherwise one refresh of the window's display (60 Hz if unknown).
-    static func presentInterval(_ r: OpaquePointer, _ w: OpaquePointer) -> Double {
-        var info = SDL_RendererInfo()
-        if SDL_GetRendererInfo(r, &info) == 0, info.flags & SDL_RENDERER_PRESENTVSYNC.rawValue != 0 { return 0 }
-        return refreshInterval(w)
-    }
-
-    /// One refresh of the window's display (60 Hz if unknown).
-    static func refreshInterval(_ w: OpaquePointer) -> Double {
-        var mode = SDL_DisplayMode()
-        let hz = SDL_GetWindowDisplayMode(w, &mode) == 0 && mode.refresh_rate > 0 ? Double(mode.refresh_rate) : 60
-        return 1 / hz
     }
 }

@@ -12,18 +12,48 @@ final class MainTasks: @unchecked Sendable {
 }
 
 /// Screenshots (a PNG of the remote desktop, or of the one remote screen shown) and session
-/// recording (FBS), into the desktop's pictures and videos folders, with a notice saying where.
-extension ViewerWindow {
-    func runMainTasks() {
-        for n in mainTasks.take() { showNotice(n) }
-        if let r = recorder, r.stopped { endRecording(r) }
+/// recording (FBS), into the desktop's pictures and videos folders: the recording in progress,
+/// its size limit, and the notices saying where files went. The window shows the notices it
+/// returns; work finished off the main thread comes back through `wake`. Main thread only.
+final class CaptureController {
+    let session: Session
+    /// Where a recording stops by itself (`--recording-max-size`).
+    let recordingMaxBytes: Int?
+    /// The XDG pictures and videos folders (read from the environment by `viewer/`).
+    let picturesDirectory: String, videosDirectory: String
+    /// Asks the main thread to look (a screenshot written, a recording stopped by itself).
+    let wake: WakeSignal?
+    /// Notices from the screenshot's writer thread.
+    private let tasks = MainTasks()
+    /// The session recording while one runs (menu or Ctrl+Alt+R), with its red dot.
+    private(set) var recorder: SessionRecorder?
+
+    init(session: Session, recordingMaxBytes: Int?, picturesDirectory: String, videosDirectory: String, wake: WakeSignal?) {
+        self.session = session
+        self.recordingMaxBytes = recordingMaxBytes
+        self.picturesDirectory = picturesDirectory
+        self.videosDirectory = videosDirectory
+        self.wake = wake
     }
+
+    var recording: Bool { recorder != nil }
+
+    /// After a wake-up: notices from other threads, and a recording that stopped by itself
+    /// (the size limit, a write error) ended here.
+    func takeNotices() -> [String] {
+        var n = tasks.take()
+        if let r = recorder, r.stopped { n.append(endRecording(r)) }
+        return n
+    }
+
+    private var fileName: String { session.desktopName.isEmpty ? session.spec : session.desktopName }
 
     /// The pixels are copied under the framebuffer lock (one memcpy per row); encoding and
     /// writing happen off the main thread, so the window never stalls on a large desktop.
-    func takeScreenshot() {
-        let region = router.flatMap { monitors?.region($0.ui) }
-        let copy: (w: Int, h: Int, px: [UInt32])? = withFramebuffer { fb in
+    /// `region`: the remote screen shown (nil: the whole desktop). Returns a notice when there
+    /// is nothing to take; the saved file's notice comes later through `takeNotices`.
+    func screenshot(region: Rect?) -> String? {
+        let copy: (w: Int, h: Int, px: [UInt32])? = session.withFramebuffer { fb in
             guard let fb else { return nil }
             let r = region.map { $0.intersection(Rect(x: 0, y: 0, w: fb.width, h: fb.height)) }
                 ?? Rect(x: 0, y: 0, w: fb.width, h: fb.height)
@@ -35,10 +65,10 @@ extension ViewerWindow {
             }
             return (r.w, r.h, px)
         }
-        guard let copy else { showNotice("Nothing to take a screenshot of yet"); return }
-        let name = session.desktopName.isEmpty ? session.spec : session.desktopName
-        let dir = UserDirectories.path("PICTURES", env: ProcessInfo.processInfo.environment)
-        let tasks = mainTasks, wake = self.wake
+        guard let copy else { return "Nothing to take a screenshot of yet" }
+        let name = fileName
+        let dir = picturesDirectory
+        let tasks = self.tasks, wake = self.wake
         DispatchQueue.global(qos: .userInitiated).async {
             let message: String
             do {
@@ -54,50 +84,46 @@ extension ViewerWindow {
             tasks.add(notice: message)
             wake?.signal()
         }
+        return nil
     }
 
     /// Starts recording into the videos folder, or stops and says where the file is.
-    func toggleRecording() {
-        if let r = recorder { endRecording(r); return }
-        let name = session.desktopName.isEmpty ? session.spec : session.desktopName
+    func toggleRecording() -> String {
+        if let r = recorder { return endRecording(r) }
         do {
-            let (path, fd) = try PrivateFile.createFresh(in: UserDirectories.path("VIDEOS", env: ProcessInfo.processInfo.environment),
-                                                         name: UserDirectories.stampedName(name, ext: "fbs"))
-            let r = SessionRecorder(path: path, fileDescriptor: fd, maxBytes: config.recordingMaxBytes)
+            let (path, fd) = try PrivateFile.createFresh(in: videosDirectory,
+                                                         name: UserDirectories.stampedName(fileName, ext: "fbs"))
+            let r = SessionRecorder(path: path, fileDescriptor: fd, maxBytes: recordingMaxBytes)
             // the size limit or a write error stops it on the session's thread: the next
-            // wake-up ends it here (runMainTasks)
+            // wake-up ends it here (takeNotices)
             let wake = self.wake
             r.onStop = { wake?.signal() }
             session.startRecording(r)
             recorder = r
-            router?.ui.recording = true
-            showNotice("Recording to \(path) — Ctrl+Alt+R stops")
+            return "Recording to \(path) — Ctrl+Alt+R stops"
         } catch {
-            showNotice("Recording could not start: \(error)")
+            return "Recording could not start: \(error)"
         }
     }
 
     /// Stopped from the menu or Ctrl+Alt+R, or by itself (the size limit, a write error): the
-    /// file is closed and a notice says where it is and why it ended.
-    func endRecording(_ r: SessionRecorder) {
+    /// file is closed and the notice says where it is and why it ended.
+    private func endRecording(_ r: SessionRecorder) -> String {
         session.stopRecording()
         r.close()
         recorder = nil
-        router?.ui.recording = false
         let size = { (n: Int) in ByteCountFormatter.string(fromByteCount: Int64(n), countStyle: .file) }
         let figures = String(format: "%.0f s, %@", r.seconds, size(r.fileBytes))
         if r.limitReached {
             let line = "Recording stopped at its size limit (\(RecordingLimit.sizeText(r.maxBytes ?? r.fileBytes))): \(r.path)"
             FileHandle.standardError.write(Data("viewer: \(line)\n".utf8))
-            showNotice(line)
-        } else {
-            showNotice(r.failure ?? "Recording saved (\(figures)): \(r.path)")
+            return line
         }
-        fullPresent = true
+        return r.failure ?? "Recording saved (\(figures)): \(r.path)"
     }
 
     /// Before teardown: a recording in progress is closed (what was written stays playable).
-    func finishRecording() {
+    func finish() {
         if let r = recorder { session.stopRecording(); r.close(); recorder = nil }
     }
 }
