@@ -20,9 +20,7 @@ extension Overlay {
             ly += s.h + gap
         }
     }
-}
 
-extension ViewerWindow {
     /// The panel's lines (title first) from the session's link summary.
     static func infoLines(_ l: LinkSummary, spec: String) -> [String] {
         [

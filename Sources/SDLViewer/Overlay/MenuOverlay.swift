@@ -6,9 +6,10 @@ extension Overlay {
     static let menuTitle = "Farcast"
     static let menuHint = "F8 again sends F8 · Esc closes"
 
+    typealias MenuLayout = (frame: SDL_Rect, rows: [SDL_Rect], titleY: Int, hintY: Int)
+
     /// Menu geometry in output pixels: panel and one rect per row (centred in the output).
-    func layoutMenu(_ menu: ViewerMenu, outputWidth ow: Int, outputHeight oh: Int, scale: Double)
-        -> (frame: SDL_Rect, rows: [SDL_Rect], titleY: Int, hintY: Int) {
+    func layoutMenu(_ menu: ViewerMenu, outputWidth ow: Int, outputHeight oh: Int, scale: Double) -> MenuLayout {
         let px = max(8, Int(Overlay.menuPoints * scale)), hpx = max(7, Int(Overlay.hintPoints * scale))
         let pad = Int(10 * scale), rowH = text.lineHeight(px) + Int(10 * scale), sep = Int(9 * scale)
         let check = Int(26 * scale)
@@ -31,8 +32,12 @@ extension Overlay {
     }
 
     func menu(_ menu: ViewerMenu, outputWidth ow: Int, outputHeight oh: Int, scale: Double) {
+        self.menu(menu, layoutMenu(menu, outputWidth: ow, outputHeight: oh, scale: scale), scale: scale)
+    }
+
+    /// Draws the menu where `l` says.
+    func menu(_ menu: ViewerMenu, _ l: MenuLayout, scale: Double) {
         let px = max(8, Int(Overlay.menuPoints * scale)), hpx = max(7, Int(Overlay.hintPoints * scale))
-        let l = layoutMenu(menu, outputWidth: ow, outputHeight: oh, scale: scale)
         panel(Int(l.frame.x), Int(l.frame.y), Int(l.frame.w), Int(l.frame.h), radius: Int(10 * scale), color: Overlay.panelColor)
         let pad = Int(10 * scale), check = Int(26 * scale)
         text.draw(Overlay.menuTitle, px, x: Int(l.frame.x) + pad + check / 2, y: l.titleY, color: Overlay.dimTextColor)

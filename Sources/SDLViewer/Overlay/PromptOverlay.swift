@@ -61,12 +61,18 @@ extension Overlay {
                             fingerprintY: y0 + fingerprintY, labelY: labelY.mapValues { $0 + y0 }, hintY: y0 + hintY)
     }
 
-    /// Draws the prompt; returns its layout (output pixels).
+    /// Lays out and draws the prompt; returns its layout (output pixels).
     @discardableResult
     func prompt(_ p: CredentialPrompt, outputWidth ow: Int, outputHeight oh: Int, scale: Double) -> PromptLayout {
+        let l = layoutPrompt(p, outputWidth: ow, outputHeight: oh, scale: scale)
+        prompt(p, l, scale: scale)
+        return l
+    }
+
+    /// Draws the prompt where `l` says.
+    func prompt(_ p: CredentialPrompt, _ l: PromptLayout, scale: Double) {
         let px = max(8, Int(Overlay.statusPoints * scale)), mpx = max(8, Int(Overlay.menuPoints * scale))
         let hpx = max(7, Int(Overlay.hintPoints * scale))
-        let l = layoutPrompt(p, outputWidth: ow, outputHeight: oh, scale: scale)
         let x = Int(l.frame.x), w = Int(l.frame.w), pad = Int(20 * scale)
         panel(x, Int(l.frame.y), w, Int(l.frame.h), radius: Int(10 * scale), color: Overlay.panelColor)
         text.draw(p.title, px, x: x + pad, y: l.titleY, color: Overlay.textColor)
@@ -105,6 +111,5 @@ extension Overlay {
         }
         let hs = text.size(p.hint, hpx)
         text.draw(p.hint, hpx, x: x + (w - hs.w) / 2, y: l.hintY, color: Overlay.dimTextColor)
-        return l
     }
 }

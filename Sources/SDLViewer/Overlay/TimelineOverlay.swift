@@ -25,29 +25,45 @@ extension Overlay {
     static let trackColor = SDL_Color(r: 90, g: 96, b: 110, a: 255)
     static let recordColor = SDL_Color(r: 220, g: 40, b: 40, a: 255)
 
-    /// The playback bar along the bottom: state, time, speed, and a track with the position.
-    /// Returns the track's hit area (output pixels; taller than drawn, for fingers).
-    func timeline(_ m: TimelineModel, outputWidth ow: Int, outputHeight oh: Int, scale: Double) -> SDL_Rect {
-        let px = max(7, Int(Overlay.hintPoints * scale))
+    /// The playback bar's geometry in output pixels: the bar, its track as drawn, and the
+    /// track's hit area (taller than drawn, for fingers).
+    struct TimelineLayout {
+        var bar: SDL_Rect
+        var track: SDL_Rect
+        var hit: SDL_Rect
+    }
+
+    /// The playback bar along the bottom of an `ow`x`oh` output.
+    static func layoutTimeline(outputWidth ow: Int, outputHeight oh: Int, scale: Double) -> TimelineLayout {
         let pad = Int(12 * scale)
         let h = Int(64 * scale)
         let y = max(0, oh - h)
-        panel(0, y, ow, h, radius: 0, color: Overlay.panelColor)
+        let tx = pad, tw = max(1, ow - 2 * pad), ty = y + h - pad - Int(8 * scale)
+        let th = max(2, Int(4 * scale))
+        let hit = Int(44 * scale)
+        return TimelineLayout(bar: SDL_Rect(x: 0, y: Int32(y), w: Int32(ow), h: Int32(h)),
+                              track: SDL_Rect(x: Int32(tx), y: Int32(ty), w: Int32(tw), h: Int32(th)),
+                              hit: SDL_Rect(x: Int32(tx), y: Int32(ty + th / 2 - hit / 2), w: Int32(tw), h: Int32(hit)))
+    }
+
+    /// The bar where `l` says: state, time, speed, and the track with the position.
+    func timeline(_ m: TimelineModel, _ l: TimelineLayout, scale: Double) {
+        let px = max(7, Int(Overlay.hintPoints * scale))
+        let pad = Int(12 * scale)
+        let ow = Int(l.bar.w), y = Int(l.bar.y)
+        panel(0, y, ow, Int(l.bar.h), radius: 0, color: Overlay.panelColor)
         text.draw(m.label, px, x: pad, y: y + pad / 2, color: Overlay.textColor)
         let hint = "Space pause · ←/→ 5 s · ↑/↓ speed · L loop"
         let hs = text.size(hint, px)
         if hs.w + 2 * pad < ow / 2 { text.draw(hint, px, x: ow - pad - hs.w, y: y + pad / 2, color: Overlay.dimTextColor) }
         // the track: a thin bar, the played part filled, a knob at the position
-        let tx = pad, tw = max(1, ow - 2 * pad), ty = y + h - pad - Int(8 * scale)
-        let th = max(2, Int(4 * scale))
+        let tx = Int(l.track.x), tw = Int(l.track.w), ty = Int(l.track.y), th = Int(l.track.h)
         let frac = m.durationMs > 0 ? min(1, max(0, m.positionMs / m.durationMs)) : 0
         let played = Int(Double(tw) * frac)
         fill(tx, ty, tw, th, Overlay.trackColor)
         fill(tx, ty, played, th, Overlay.selectColor)
         let k = max(6, Int(12 * scale))
         panel(tx + played - k / 2, ty + th / 2 - k / 2, k, k, radius: k / 2, color: Overlay.textColor)
-        let hit = Int(44 * scale)
-        return SDL_Rect(x: Int32(tx), y: Int32(ty + th / 2 - hit / 2), w: Int32(tw), h: Int32(hit))
     }
 
     /// The recording indicator: a red dot and "REC" in the top-right corner.

@@ -27,17 +27,10 @@ extension ViewerWindow {
     func present(forInput: Bool = false) -> Bool {
         guard let r = renderer, let frame = r.frame, let overlay = r.overlay, let router else { return false }
         let vp = router.viewport
-        let ui = router.ui
-        let status = statusMessage()
-        let softShown = ui.softCursorShown && router.touchMode == .trackpad && ui.ended == nil
-        let now = ViewerWindow.now()
-        let recording = capture?.recording == true
-        let timeline = playback?.timeline(now: now)
-        let overlayNow = status != nil || ui.menu != nil || ui.ended != nil || prompt != nil || notice != nil
-            || router.keyboard != nil || softShown || ui.picker != nil || recording || timeline != nil
-            || router.pinPad != nil || ui.info
-        defer { fullPresent = false; overlayShown = overlayNow; trace.presented(menuUp: ui.menu != nil) }
-        if r.surfaceMode && !fullPresent && !overlayNow && !overlayShown && r.rotation == nil, let surface = r.surface,
+        let layout = layoutOverlays(router, r, overlay, vp)
+        applyHits(layout)
+        defer { fullPresent = false; overlayShown = layout.covers; trace.presented(menuUp: layout.menu != nil) }
+        if r.surfaceMode && !fullPresent && !layout.covers && !overlayShown && r.rotation == nil, let surface = r.surface,
            FrameRenderer.takesFramebufferPixels(surface) {
             let body = { (fb: Framebuffer?) -> Bool in fb.map { frame.copyDirect($0, into: surface, vp) } ?? false }
             let copied: Bool? = forInput ? withFramebufferIfFree(body) : withFramebuffer(body)
@@ -49,56 +42,73 @@ extension ViewerWindow {
             if copied == nil { return true }
         }
         let uploaded = uploadFrame(frame, wait: !forInput)
-        if r.surfaceMode && !fullPresent && !overlayNow && !overlayShown {
+        if r.surfaceMode && !fullPresent && !layout.covers && !overlayShown {
             // only what changed: a small update costs a small copy to the window
             r.updateSurface(frame.drawDamage(vp))
             return !uploaded || frame.hasPendingUpload
         }
         r.beginFrame()
         frame.draw(vp)
-        if softShown {
-            let c = router.gestures.cursor
-            r.softCursorSprite(cursors.lastImage)?.draw(at: c.outputPoint(in: vp), scale: vp.pixelsPerPointY)
-        }
-        if let k = router.keyboard {
-            let s = r.logicalSizes()
-            overlay.keyboard(k, vp, outputWidth: Int(s.ow), outputHeight: Int(s.oh))
-        }
-        if ui.dimsDesktop { overlay.dim(vp.outputWidth, vp.outputHeight) }
-        if let prompt {
-            overlay.dim(vp.outputWidth, vp.outputHeight)
-            let l = overlay.prompt(prompt, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
-            prompt.hitRects = l.fields.mapValues { vp.toWindow(output: ViewRect($0)) }
-        } else if let (msg, hint) = status {
-            overlay.status(msg, hint: hint, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
-        }
-        if let p = ui.picker, let g = ui.pickerGeometry {
-            overlay.dim(vp.outputWidth, vp.outputHeight)
-            overlay.picker(p, g, vp, thumbnails: frame)
-        }
-        if let m = ui.menu {
-            overlay.menu(m, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
-        }
-        if let pad = router.pinPad {
-            overlay.dim(vp.outputWidth, vp.outputHeight)
-            let l = overlay.pinPad(pad, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
-            router.setPinLayout(frame: vp.toWindow(output: ViewRect(l.frame)), keys: l.keys.map { vp.toWindow(output: ViewRect($0)) })
-        }
-        if ui.info && prompt == nil {
-            overlay.info(ViewerWindow.infoLines(session.link, spec: session.spec), outputWidth: vp.outputWidth, scale: vp.pixelsPerPointY)
-        }
-        // the bar (while shown) and its track's hit area in window points
-        playback?.laidOut(track: timeline.map {
-            vp.toWindow(output: ViewRect(overlay.timeline($0, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight,
-                                                          scale: vp.pixelsPerPointY)))
-        })
-        if recording { overlay.recordingBadge(outputWidth: vp.outputWidth, scale: vp.pixelsPerPointY) }
-        if let n = notice, prompt == nil {
-            // above the playback bar when it shows
-            overlay.notice(n.text, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY,
-                           bottomInset: playback?.hit != nil ? Int(64 * vp.pixelsPerPointY) : 0)
-        }
+        if let c = layout.softCursor { r.softCursorSprite(cursors.lastImage)?.draw(at: c, scale: vp.pixelsPerPointY) }
+        overlay.draw(layout, vp, thumbnails: frame)
         r.endFrame()
         return !uploaded || frame.hasPendingUpload
+    }
+
+    /// The layout pass: which overlays the UI state calls for and where, measured but not
+    /// drawn, with their hit geometry in window points.
+    func layoutOverlays(_ router: InputController, _ r: WindowRenderer, _ overlay: Overlay, _ vp: Viewport) -> OverlayLayout {
+        let ui = router.ui
+        let ow = vp.outputWidth, oh = vp.outputHeight, scale = vp.pixelsPerPointY
+        let status = statusMessage()
+        let softShown = ui.softCursorShown && router.touchMode == .trackpad && ui.ended == nil
+        let recording = capture?.recording == true
+        let timeline = playback?.timeline(now: ViewerWindow.now())
+        var l = OverlayLayout()
+        l.covers = status != nil || ui.menu != nil || ui.ended != nil || prompt != nil || notice != nil
+            || router.keyboard != nil || softShown || ui.picker != nil || recording || timeline != nil
+            || router.pinPad != nil || ui.info
+        // the common case, every frame of a busy desktop: nothing over it
+        guard l.covers else { return l }
+        if softShown { l.softCursor = router.gestures.cursor.outputPoint(in: vp) }
+        if let k = router.keyboard {
+            let s = r.logicalSizes()
+            l.keyboard = (k, Int(s.ow), Int(s.oh))
+        }
+        l.dimDesktop = ui.dimsDesktop
+        if let prompt {
+            let pl = overlay.layoutPrompt(prompt, outputWidth: ow, outputHeight: oh, scale: scale)
+            l.prompt = (prompt, pl)
+            l.promptFields = pl.fields.mapValues { vp.toWindow(output: ViewRect($0)) }
+        } else {
+            l.status = status.map { ($0.0, $0.1) }
+        }
+        if let p = ui.picker, let g = ui.pickerGeometry { l.picker = (p, g) }
+        if let m = ui.menu { l.menu = (m, overlay.layoutMenu(m, outputWidth: ow, outputHeight: oh, scale: scale)) }
+        if let pad = router.pinPad {
+            let pl = overlay.layoutPinPad(outputWidth: ow, outputHeight: oh, scale: scale)
+            l.pinPad = (pad, pl)
+            l.pinPadHits = (vp.toWindow(output: ViewRect(pl.frame)), pl.keys.map { vp.toWindow(output: ViewRect($0)) })
+        }
+        if ui.info && prompt == nil { l.info = Overlay.infoLines(session.link, spec: session.spec) }
+        if let m = timeline {
+            let tl = Overlay.layoutTimeline(outputWidth: ow, outputHeight: oh, scale: scale)
+            l.timeline = (m, tl)
+            l.timelineTrack = vp.toWindow(output: ViewRect(tl.hit))
+        }
+        l.recordingBadge = recording
+        if let n = notice, prompt == nil {
+            // above the playback bar when it shows
+            l.notice = (n.text, l.timelineTrack != nil ? Int(64 * scale) : 0)
+        }
+        return l
+    }
+
+    /// The layout's hit geometry to the UI state that hit-tests with it (the prompt's fields,
+    /// the PIN pad's keys, the playback bar's track).
+    func applyHits(_ l: OverlayLayout) {
+        if let prompt, l.prompt != nil { prompt.hitRects = l.promptFields }
+        if let h = l.pinPadHits { router?.setPinLayout(frame: h.frame, keys: h.keys) }
+        playback?.laidOut(track: l.timelineTrack)
     }
 }
