@@ -23,9 +23,9 @@ struct LauncherCommand: ParsableCommand {
                                thumbnailDirectory: SessionThumbnails.directory(env: env))
         w.importPaths = imports
         w.startInTouchLayout = touchLayout
-        let env = ViewerConfiguration.fromEnvironment()
-        w.renderDriver = env.renderDriver
-        w.fontPath = env.fontPath
+        let window = ViewerConfiguration.fromEnvironment(env)
+        w.renderDriver = window.renderDriver
+        w.fontPath = window.fontPath
         let status: Int32
         do { status = try w.run() } catch { die("\(error)") }
         if status != 0 { throw ExitCode(status) }

@@ -1,3 +1,4 @@
+import RFB
 import Interaction
 import VNCSession
 
