@@ -107,8 +107,12 @@ public struct ViewerUI: Equatable, Sendable {
     /// Whether the session is being recorded, for the menu's check mark; nil: not offered
     /// (playback).
     public var recording: Bool? = false
-    /// QEMU's sound: nil when the server has none, else whether it is on.
-    public var audio: Bool?
+    /// QEMU's sound is wanted (`--audio`, then the menu's Sound entry).
+    public var audioWanted = false
+    /// The server takes QEMU's audio messages (it is QEMU): the menu has a Sound entry.
+    public var audioOffered = false
+    /// The menu's Sound entry: nil when the server has no sound, else whether it is on.
+    public var audio: Bool? { audioOffered ? audioWanted : nil }
     /// The connection-info panel shows.
     public var info = false
     /// The server offers xvp power control: the menu has its entries.

@@ -8,7 +8,7 @@ import CSDL2
 extension ViewerWindow {
     func fitWindowToDesktop(width fw: Int, height fh: Int) {
         guard !fittedToDesktop, !fullscreen, !remoteResize, config.localDisplay == nil, !WindowRenderer.ownsDisplay,
-              fw > 0, fh > 0, let window, let router else { return }
+              fw > 0, fh > 0, let window else { return }
         fittedToDesktop = true
         if SDL_GetWindowFlags(window) & (SDL_WINDOW_FULLSCREEN.rawValue | SDL_WINDOW_MAXIMIZED.rawValue) != 0 { return }
         let display = max(0, SDL_GetWindowDisplayIndex(window))

@@ -63,7 +63,8 @@ extension ViewerWindow {
         case .accepted:
             kioskSay("the menu was opened with the PIN")
         }
-        guard let file = kiosk.pinFailures, let l = router?.pin.lockout else { return }
+        guard let file = kiosk.pinFailures else { return }
+        let l = router.pin.lockout
         do {
             try file.save(PinFailureFile.Record(failures: l.failures, lockedUntil: l.lockedUntil))
         } catch {

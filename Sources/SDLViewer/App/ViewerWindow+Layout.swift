@@ -7,7 +7,7 @@ extension ViewerWindow {
     /// Viewport sizes from the framebuffer, the window (points) and the renderer (pixels).
     func syncSizes() {
         if renderer?.refreshSurface() == true { fullPresent = true }
-        guard let router, let renderer, renderer.window != nil, renderer.renderer != nil else { return }
+        guard let renderer, renderer.window != nil, renderer.renderer != nil else { return }
         let before = router.viewport
         defer { if router.viewport != before { fullPresent = true } }
         let (fw, fh) = withFramebuffer { ($0?.width ?? 0, $0?.height ?? 0) }
@@ -29,7 +29,7 @@ extension ViewerWindow {
     /// Frames the view on the chosen remote screen (nil region: everything) at the initial
     /// scaling; the soft cursor stays on it.
     func applyMonitor() {
-        guard let router, let monitors else { return }
+        guard let monitors else { return }
         let region = monitors.region(router.ui)
         if router.viewport.region != region {
             router.viewport.region = region
@@ -41,7 +41,7 @@ extension ViewerWindow {
 
     /// The picker's geometry in window points: the middle of the desktop area.
     func layoutPicker() {
-        guard let router, let p = router.picker else { return }
+        guard let p = router.picker else { return }
         let vp = router.viewport
         let ww = Double(vp.windowWidth), wh = Double(vp.windowHeight)
         // room above and below the box for the title and the hint the overlay adds
@@ -51,7 +51,7 @@ extension ViewerWindow {
 
     /// The menu's geometry in window points, for mouse hits.
     func layoutMenu() {
-        guard let router, let overlay = renderer?.overlay, let m = router.menu else { return }
+        guard let overlay = renderer?.overlay, let m = router.menu else { return }
         let vp = router.viewport
         let l = overlay.layoutMenu(m, outputWidth: vp.outputWidth, outputHeight: vp.outputHeight, scale: vp.pixelsPerPointY)
         router.setMenuLayout(frame: vp.toWindow(output: ViewRect(l.frame)), rows: l.rows.map { vp.toWindow(output: ViewRect($0)) })

@@ -9,7 +9,6 @@ extension ViewerWindow {
     /// into the prompt; elsewhere a finger is a click (SDL's mouse copies of touches are
     /// dropped, so each tap counts once).
     func handlePromptInput(_ e: SDL_Event) -> Bool {
-        guard let router else { return handlePrompt(e) }
         switch e.type {
         case SDL_MOUSEMOTION.rawValue:
             if e.motion.which == SDLInput.touchMouseID { return false }
@@ -57,7 +56,7 @@ extension ViewerWindow {
     func showPendingPrompt() {
         guard prompt == nil, let req = prompter?.takeRequest() else { return }
         prompt = CredentialPrompt(req, prefill: prompter?.takePrefill())
-        router?.closeMenu()
+        router.closeMenu()
         SDL_StartTextInput()
         applyCursor()
         fullPresent = true

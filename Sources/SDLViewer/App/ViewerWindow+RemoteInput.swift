@@ -12,12 +12,12 @@ extension ViewerWindow {
             remoteInput.lightsChanged(l, localLocks: localLocks)
         case .pointerMode(let relative):
             if remoteInput.pointerModeChanged(relative: relative) {
-                router?.ui.audio = audioWanted
+                router.ui.audioOffered = true
                 // only QEMU takes the audio messages: another server would end the connection
                 if audioWanted { session.setAudio(true) }
             }
         case .powerControl(let available):
-            router?.ui.powerControl = available && !viewOnly
+            router.ui.powerControl = available && !viewOnly
         case .powerControlFailed:
             showNotice("The server could not carry out the power action")
         case .audioData(let samples):
@@ -40,7 +40,6 @@ extension ViewerWindow {
     /// The menu's Sound entry (QEMU only).
     func toggleAudio() {
         audioWanted.toggle()
-        router?.ui.audio = audioWanted
         session.setAudio(audioWanted)
         if !audioWanted { audioPlayer.stop() }
         showNotice(audioWanted ? "Sound on" : "Sound off")

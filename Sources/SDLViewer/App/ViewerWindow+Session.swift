@@ -82,15 +82,15 @@ extension ViewerWindow {
                 prompter?.post(.trust(id))
                 showPendingPrompt()
             case .screenLayout(let l, _):
-                let first = router?.screenLayout == nil
-                if let router { showNotice(monitors?.layoutChanged(l, in: &router.ui)) }
-                if router?.picker != nil { router?.closePicker(); applyCursor() }
+                let first = router.screenLayout == nil
+                showNotice(monitors?.layoutChanged(l, in: &router.ui))
+                if router.picker != nil { router.closePicker(); applyCursor() }
                 syncSizes()
                 applyMonitor()
                 // the desktop is made to fit the window as soon as the server says it can be
                 if first && remoteResize { resize.due = ViewerWindow.now() }
             case .updateEnded:
-                if let router { showNotice(monitors?.noLayoutNotice(router.ui)) }
+                showNotice(monitors?.noLayoutNotice(router.ui))
             case .desktopSizeRequestResult(let status, let message):
                 resize.answerPending = false
                 if !status.isSuccess {
@@ -105,7 +105,7 @@ extension ViewerWindow {
             }
         }
         let st = sessionState
-        if case .waiting = st { router?.ui.reconnecting = true } else { router?.ui.reconnecting = false }
+        if case .waiting = st { router.ui.reconnecting = true } else { router.ui.reconnecting = false }
         switch st {
         case .ready:
             // a touch script (FARCAST_TOUCH_REPLAY) plays once the desktop is there
@@ -114,7 +114,7 @@ extension ViewerWindow {
             }
             everReady = true
         case .failed where prompter?.cancelledAuthentication == true:
-            if router?.ui.ended == nil {
+            if router.ui.ended == nil {
                 endReason = "authentication cancelled"
                 if config.onDisconnect == .quit { quit = true; break }
                 ended("Authentication cancelled")
@@ -124,7 +124,7 @@ extension ViewerWindow {
             quit = true
         case .failed(let why):
             // the session's reason already names the server ("cannot connect to HOST: ...")
-            if router?.ui.ended == nil { ended(ViewerUI.headline(why, everReady: everReady)) }
+            if router.ui.ended == nil { ended(ViewerUI.headline(why, everReady: everReady)) }
         case .closed:
             quit = true
         default:
@@ -137,13 +137,13 @@ extension ViewerWindow {
 
     /// The connection is over: the message stays up (the menu closes) until dismissed.
     func ended(_ message: String) {
-        router?.ui.end(message: message, offerReconnect: config.onDisconnect == .prompt)
+        router.ui.end(message: message, offerReconnect: config.onDisconnect == .prompt)
         applyCursor()
     }
 
     /// The status panel's message and hint, if one is up.
     func statusMessage() -> (String, String?)? {
-        if let e = router?.ui.ended {
+        if let e = router.ui.ended {
             return (e.message, ViewerUI.endedHint(offerReconnect: e.offerReconnect))
         }
         // a playback seek reopens the recording: no "connecting" flash
@@ -162,7 +162,7 @@ extension ViewerWindow {
     /// SetDesktopSize for the window's desktop area (output pixels), one screen per spanned
     /// local display with `--display all`. Skipped when nothing would change.
     func requestRemoteResize() {
-        guard remoteResize, let router, session.supportsSetDesktopSize else { return }
+        guard remoteResize, session.supportsSetDesktopSize else { return }
         let vp = router.viewport
         guard let req = resize.request(output: (vp.outputWidth, vp.outputHeight),
                                        pixelsPerPoint: (vp.pixelsPerPointX, vp.pixelsPerPointY),

@@ -18,9 +18,12 @@ public final class ViewerWindow {
     let session: Session
     /// What the window was told at start (options and environment, from `viewer/`).
     let config: ViewerConfiguration
-    /// Full screen now: starts as the configuration says (or as `--display` and KMSDRM make
-    /// it), then F11 and the menu toggle it.
-    var fullscreen: Bool
+    /// Full screen now: the UI state's fact (the menu's check mark); starts as the configuration
+    /// says (or as `--display` and KMSDRM make it), then F11 and the menu toggle it.
+    var fullscreen: Bool {
+        get { router.ui.fullscreen }
+        set { router.ui.fullscreen = newValue }
+    }
     /// The session's questions (credentials, trust) waiting for the prompt: the configuration's,
     /// or one `run()` makes to answer the session.
     var prompter: WindowPrompter?
@@ -28,7 +31,7 @@ public final class ViewerWindow {
     let trace: PresentTrace
     /// The prompt's editor while one is up: all input goes to it, none to the server.
     var prompt: CredentialPrompt? {
-        didSet { router?.ui.setPrompt(shown: prompt != nil) }
+        didSet { router.ui.setPrompt(shown: prompt != nil) }
     }
     var clipboard: ClipboardBridge?
     /// The X11 selection reader's wake-ups (an SDL user event of their own).
@@ -59,8 +62,12 @@ public final class ViewerWindow {
     lazy var remoteInput = RemoteInputController(target: session, viewOnly: viewOnly,
                                                  notice: { [unowned self] in self.showNotice($0) },
                                                  log: { [unowned self] in self.log($0) })
-    /// QEMU's sound wanted now: starts as `--audio` says, the menu's Sound entry toggles it.
-    var audioWanted: Bool
+    /// QEMU's sound wanted now (the UI state's fact): starts as `--audio` says, the menu's
+    /// Sound entry toggles it.
+    var audioWanted: Bool {
+        get { router.ui.audioWanted }
+        set { router.ui.audioWanted = newValue }
+    }
     let audioPlayer = AudioPlayer()
     /// What a kiosk's window holds while it runs (the console, whether a mouse was seen).
     var kioskState = KioskState()
@@ -70,7 +77,16 @@ public final class ViewerWindow {
     var renderer: WindowRenderer?
     /// The SDL window (for its title, size, full screen, keyboard grab and focus).
     var window: OpaquePointer? { renderer?.window }
-    var router: InputController?
+    /// The input controller: SDL's events as plain values in, window actions out; it holds
+    /// the UI state (`router.ui`), the one owner of full screen, recording, sound, info and
+    /// the prompt's presence.
+    lazy var router: InputController = {
+        let r = InputController(sink: remoteInput, viewport: Viewport(mode: config.scaling), viewOnly: config.viewOnly,
+                                keyTranslator: config.keyTranslator, touchMode: config.touchMode)
+        r.ui.fullscreen = config.fullscreen
+        r.ui.audioWanted = config.audioWanted
+        return r
+    }()
     /// SDL events → the controller's plain values.
     var sdlInput = SDLInput()
     var wake: WakeSignal?
@@ -89,9 +105,7 @@ public final class ViewerWindow {
     public init(session: Session, configuration: ViewerConfiguration = ViewerConfiguration()) {
         self.session = session
         self.config = configuration
-        self.fullscreen = configuration.fullscreen
         self.prompter = configuration.prompter
-        self.audioWanted = configuration.audioWanted
         self.trace = PresentTrace(enabled: configuration.trace)
         self.playback = configuration.player.map { PlaybackController(player: $0) }
     }
@@ -117,10 +131,6 @@ public final class ViewerWindow {
         defer { SDL_Quit() }
         try createWindow()
         defer { teardown() }
-        let router = InputController(sink: remoteInput, viewport: Viewport(mode: config.scaling), viewOnly: config.viewOnly,
-                                     keyTranslator: config.keyTranslator, touchMode: config.touchMode)
-        router.ui.fullscreen = fullscreen
-        self.router = router
         let dir: ClipboardDirection = config.viewOnly ? (config.clipboardDirection.receives ? .receive : .off) : config.clipboardDirection
         let bridge = ClipboardBridge(session: session, direction: dir, primary: config.clipboardPrimary)
         clipboard = bridge
@@ -237,7 +247,6 @@ public final class ViewerWindow {
 
     /// Returns true when the window needs presenting.
     func handle(_ event: SDL_Event) -> Bool {
-        guard let router else { return false }
         var e = event
         renderer?.unrotate(&e)
         kioskSaw(e)
@@ -289,7 +298,6 @@ public final class ViewerWindow {
 
     /// Carries out what the router asked for; true when the window needs presenting.
     func handleActions(_ actions: [WindowAction]) -> Bool {
-        guard let router else { return false }
         var redraw = false, cursorChanged = false
         defer { if redraw { fullPresent = true } }
         for a in actions {
@@ -357,7 +365,7 @@ public final class ViewerWindow {
     /// `viewer play`: whether the bar or its keys take this event (not while the menu or the
     /// picker is up; the router gets the rest).
     func playbackTakes(_ e: SDL_Event) -> Bool {
-        guard let playback, let router, router.ui.menu == nil, router.ui.picker == nil else { return false }
+        guard let playback, router.ui.menu == nil, router.ui.picker == nil else { return false }
         let s = renderer?.logicalSizes()
         return playback.takes(e, windowSize: (Double(s?.ww ?? 0), Double(s?.wh ?? 0)), now: ViewerWindow.now())
     }
@@ -371,7 +379,7 @@ public final class ViewerWindow {
     }
 
     func takeScreenshot() {
-        if let n = capture?.screenshot(region: router.flatMap { monitors?.region($0.ui) }) { showNotice(n) }
+        if let n = capture?.screenshot(region: monitors?.region(router.ui)) { showNotice(n) }
     }
 
     /// Starts a recording, or stops it and says where the file is.
@@ -383,13 +391,12 @@ public final class ViewerWindow {
 
     /// The menu's check mark and the red dot follow the recording.
     private func recordingChanged() {
-        router?.ui.recording = capture?.recording == true
+        router.ui.recording = capture?.recording == true
         fullPresent = true
     }
 
     func toggleFullscreen() {
         fullscreen.toggle()
-        router?.ui.fullscreen = fullscreen
         SDL_SetWindowFullscreen(window, fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue : 0)
         // grab the keyboard in full screen so Alt+Tab and friends reach the remote side
         SDL_SetWindowKeyboardGrab(window, fullscreen ? SDL_TRUE : SDL_FALSE)
@@ -400,8 +407,8 @@ public final class ViewerWindow {
     /// while connecting and after the end; none while the soft cursor is the pointer.
     func applyCursor() {
         if kioskHidesCursor { cursors.show(.hidden); return }
-        let local = router?.ui.coversDesktop == true || !cursors.haveRemote
-        if router?.ui.softCursorShown == true && !local && router?.touchMode == .trackpad {
+        let local = router.ui.coversDesktop == true || !cursors.haveRemote
+        if router.ui.softCursorShown == true && !local && router.touchMode == .trackpad {
             // a system cursor left where the mouse was would be a second pointer
             cursors.show(.hidden)
         } else {

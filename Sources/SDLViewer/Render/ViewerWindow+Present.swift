@@ -25,7 +25,7 @@ extension ViewerWindow {
     /// budget, or skipped while decoding): the loop presents again.
     @discardableResult
     func present(forInput: Bool = false) -> Bool {
-        guard let r = renderer, let frame = r.frame, let overlay = r.overlay, let router else { return false }
+        guard let r = renderer, let frame = r.frame, let overlay = r.overlay else { return false }
         let vp = router.viewport
         let layout = layoutOverlays(router, r, overlay, vp)
         applyHits(layout)
@@ -108,7 +108,7 @@ extension ViewerWindow {
     /// the PIN pad's keys, the playback bar's track).
     func applyHits(_ l: OverlayLayout) {
         if let prompt, l.prompt != nil { prompt.hitRects = l.promptFields }
-        if let h = l.pinPadHits { router?.setPinLayout(frame: h.frame, keys: h.keys) }
+        if let h = l.pinPadHits { router.setPinLayout(frame: h.frame, keys: h.keys) }
         playback?.laidOut(track: l.timelineTrack)
     }
 }
