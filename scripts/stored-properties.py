@@ -24,7 +24,8 @@ for d, _, fs in os.walk(root):
             continue
         path = os.path.join(d, f)
         inside = False
-        for line in open(path, encoding='utf-8'):
+        lines = open(path, encoding='utf-8').readlines()
+        for i, line in enumerate(lines):
             if re.match(r'^(public |open )?(final )?class ' + name + r'\b', line) or line.startswith('extension ' + name + ' ') \
                     or line.startswith('extension ' + name + ':') or line.startswith('extension ' + name + '{'):
                 inside = True
@@ -39,6 +40,9 @@ for d, _, fs in os.walk(root):
             if not m:
                 continue
             rest = m.group(3)
+            # an observer may open on the next line: `var x: T? {` then `didSet {`
+            if rest.rstrip().endswith('{') and i + 1 < len(lines):
+                rest += lines[i + 1]
             head = rest.split('{')[0]
             if '{' in rest and '=' not in head and 'didSet' not in rest and 'willSet' not in rest:
                 continue
