@@ -22,7 +22,7 @@ final class ReusedPixels: PixelAllocator, @unchecked Sendable {
     static let shared = ReusedPixels()
     static let capacity = 1 << 16
     private var spare: [UnsafeMutablePointer<UInt32>] = []
-    private let lock = FuzzMutex()
+    private let lock = PthreadMutex()
 
     func allocate(_ n: Int) -> UnsafeMutablePointer<UInt32> {
         let bytes = n * MemoryLayout<UInt32>.stride
@@ -61,7 +61,7 @@ final class RSAMemo: RSAResultCache, @unchecked Sendable {
     static let shared = RSAMemo()
     private var lastKey: (n: [UInt8], e: [UInt8], key: RSAKey)?
     private var lastCrypt: [(key: RSAKey, input: [UInt8], encrypt: Bool, output: [UInt8])] = []
-    private let lock = FuzzMutex()
+    private let lock = PthreadMutex()
 
     func key(n: [UInt8], e: [UInt8], make: () throws -> RSAKey) throws -> RSAKey {
         if let k = lock.locked({ lastKey }), k.n == n, k.e == e { return k.key }
@@ -80,21 +80,5 @@ final class RSAMemo: RSAResultCache, @unchecked Sendable {
             lastCrypt.append((key, input, encrypt, output))
         }
         return output
-    }
-}
-
-/// A pthread mutex.
-final class FuzzMutex: @unchecked Sendable {
-    private let m: UnsafeMutablePointer<pthread_mutex_t>
-    init() {
-        m = .allocate(capacity: 1)
-        m.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(m, nil)
-    }
-    deinit { pthread_mutex_destroy(m); m.deallocate() }
-    func locked<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(m)
-        defer { pthread_mutex_unlock(m) }
-        return try body()
     }
 }

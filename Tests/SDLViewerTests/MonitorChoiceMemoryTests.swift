@@ -22,41 +22,19 @@ final class MonitorChoiceMemoryTests: XCTestCase {
         return MonitorMemory(url: d.appendingPathComponent("monitors"))
     }
 
-    func testStartChoiceFromCommandLineOrMemory() throws {
+    /// The choice made with --monitor is in the file for the next start of the same host (a
+    /// new controller, as a new window makes), and another host has its own.
+    func testChoiceIsRememberedInTheFilePerHost() throws {
         let mem = try memory()
-        let a = Screens(requestedNumber: 2, memory: mem, host: "h::1")
-        XCTAssertNil(a.layoutChanged(Self.two))
-        XCTAssertEqual(a.choice, .screen(id: 20))
-        XCTAssertEqual(a.region, Rect(x: 1920, y: 0, w: 1024, h: 768))
-        // remembered: the next start without --monitor comes back to it
-        let b = Screens(memory: mem, host: "h::1")
-        XCTAssertNil(b.layoutChanged(Self.three))
-        XCTAssertEqual(b.choice, .screen(id: 20))
-        // another host has its own
-        let c = Screens(memory: mem, host: "other::1")
-        _ = c.layoutChanged(Self.two)
-        XCTAssertEqual(c.choice, .all)
-        XCTAssertNil(c.region)
-        // out of range: all screens, and why
-        let d = Screens(requestedNumber: 3, memory: mem, host: "h::1")
-        XCTAssertEqual(d.layoutChanged(Self.two), "the server has 2 screens; --monitor 3 is not one of them; showing all screens")
-        XCTAssertEqual(d.choice, .all)
-        // a server that never sends a layout
-        let e = Screens(requestedNumber: 2, memory: nil, host: "h::1")
-        XCTAssertNotNil(e.noLayoutNotice())
-        XCTAssertNil(e.noLayoutNotice(), "said once")
+        /// The choice a new window (a new controller) makes for `host` once `layout` arrives.
+        func choice(requested: Int? = nil, host: String, _ layout: ScreenLayout) -> MonitorChoice {
+            var ui = ViewerUI()
+            let c = MonitorController(requestedNumber: requested, memory: mem, host: host)
+            XCTAssertNil(c.layoutChanged(layout, in: &ui))
+            return ui.monitorChoice
+        }
+        XCTAssertEqual(choice(requested: 2, host: "h::1", Self.two), .screen(id: 20))
+        XCTAssertEqual(choice(host: "h::1", Self.three), .screen(id: 20))
+        XCTAssertEqual(choice(host: "other::1", Self.two), .all)
     }
-}
-
-/// A monitor controller with the UI state it decides for, as the window holds them.
-final class Screens {
-    let controller: MonitorController
-    var ui = ViewerUI()
-    init(requestedNumber: Int? = nil, memory: MonitorChoiceMemory? = nil, host: String) {
-        controller = MonitorController(requestedNumber: requestedNumber, memory: memory, host: host)
-    }
-    var choice: MonitorChoice { ui.monitorChoice }
-    var region: Rect? { controller.region(ui) }
-    func layoutChanged(_ l: ScreenLayout) -> String? { controller.layoutChanged(l, in: &ui) }
-    func noLayoutNotice() -> String? { controller.noLayoutNotice(ui) }
 }
