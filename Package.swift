@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "SDLViewerTests", dependencies: ["SDLViewer", "Interaction", "VNCSession", "RFB", "CSDL2"]),
         .testTarget(name: "VNCSessionTests", dependencies: ["VNCSession", "RFB", "FarcastTools"]),
         // the command line's own logic (config files, environment reads, tool detection)
-        .testTarget(name: "ViewerTests", dependencies: ["viewer", "Interaction", "VNCSession", "RFB"]),
+        .testTarget(name: "ViewerTests", dependencies: ["viewer", "Interaction", "VNCSession", "RFB", "FarcastTools"]),
         .testTarget(name: "InteropTests", dependencies: ["RFB", "VNCSession", "FarcastTools"]),
     ],
     swiftLanguageModes: [.v6]

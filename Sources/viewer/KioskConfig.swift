@@ -1,3 +1,4 @@
+import FarcastTools
 import Foundation
 import Interaction
 import RFB

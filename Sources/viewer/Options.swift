@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarcastTools
 import Foundation
 import Interaction
 import RFB

@@ -1,5 +1,6 @@
-import RFB
+import FarcastTools
 import Interaction
+import RFB
 import VNCSession
 
 /// Everything a window is told before it starts, as one value given to `ViewerWindow.init`:

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The size limit of a recording as users give it (`--recording-max-size`, kiosk.conf's
-/// `recording-max-size`) and read it back in notices. The recorder itself only takes bytes.
+/// The size limit of a recording (`SessionRecorder.maxBytes`) as users give it
+/// (`--recording-max-size`, kiosk.conf's `recording-max-size`) and read it back in notices.
+/// The recorder itself only takes bytes.
 public enum RecordingLimit {
     /// The limit when none is given: hours of a busy desktop, and no full disk from a
     /// recording nobody stopped.
