@@ -4,6 +4,7 @@
 // the executable (exported: -Wl,--export-dynamic-symbol=...) or, as here, in an LD_PRELOAD.
 // Each checks what libxkbcommon 1.5 does not and forwards to the real function (RTLD_NEXT).
 //   cc -shared -fPIC -O1 -o xkb-guard.so xkb-guard.c -ldl -lxkbcommon
+// or compiled into an executable (sdl-keys.c -DGUARD shows the link flags).
 // FARCAST_XKB_GUARD_LOG=1 writes a line to stderr each time a guard changes a call.
 #define _GNU_SOURCE
 #include <dlfcn.h>
