@@ -2,9 +2,10 @@
 # A headless Wayland compositor for tests: no GPU, no input devices, no seat, as an unprivileged
 # user (sway refuses root), with a runtime directory of its own (mode 0700).
 #
-#   scripts/wayland-session.sh start [--compositor sway|weston|mutter] [--size WxH] [--scale N]
+#   scripts/wayland-session.sh start [--compositor sway|weston|mutter] [--size WxH] [--scale N] [--xwayland]
 #       starts one and prints shell lines to eval:  export XDG_RUNTIME_DIR=... WAYLAND_DISPLAY=...
 #       FARCAST_WL_DIR=... FARCAST_WL_COMPOSITOR=... ; the compositor keeps running in the background.
+#       --xwayland (sway): XWayland too, and DISPLAY=:N for X11 clients (no X authority needed).
 #   scripts/wayland-session.sh stop [DIR]        stops what `start` started (DIR: FARCAST_WL_DIR)
 #   scripts/wayland-session.sh run [options] -- COMMAND [ARGS...]
 #       starts one, runs COMMAND with the variables exported, stops it again; COMMAND's status.
@@ -46,12 +47,13 @@ as_user() {
 }
 
 start() {
-  local compositor=sway size=1024x768 scale=1
+  local compositor=sway size=1024x768 scale=1 xwayland=disable
   while [ $# -gt 0 ]; do
     case "$1" in
       --compositor) compositor=$2; shift 2 ;;
       --size) size=$2; shift 2 ;;
       --scale) scale=$2; shift 2 ;;
+      --xwayland) xwayland=force; shift ;;
       *) die "unknown option $1" ;;
     esac
   done
@@ -74,7 +76,7 @@ start() {
   case "$compositor" in
     sway)
       cat > "$dir/sway.config" <<EOF
-xwayland disable
+xwayland $xwayland
 output * resolution ${w}x${h} scale $scale bg #000000 solid_color
 default_border none
 default_floating_border none
@@ -119,8 +121,20 @@ EOF
     fi
     if [ -n "$name" ] && XDG_RUNTIME_DIR="$dir/run" WAYLAND_DISPLAY="$name" timeout 5 wayland-info >/dev/null 2>&1; then
       echo "$name" > "$dir/display"
-      printf 'export XDG_RUNTIME_DIR=%q WAYLAND_DISPLAY=%q FARCAST_WL_DIR=%q FARCAST_WL_COMPOSITOR=%q\n' \
-        "$dir/run" "$name" "$dir" "$compositor"
+      local x11=""
+      if [ "$xwayland" = force ]; then
+        # sway starts Xwayland itself: its display number is on its command line
+        local j xp
+        for j in $(seq 1 100); do
+          xp=$(pgrep -u "$(id -u "$WL_USER" 2>/dev/null || id -u)" -x Xwayland | head -n1 || true)
+          [ -n "$xp" ] && x11=$(tr '\0' '\n' < "/proc/$xp/cmdline" | grep -m1 -E '^:[0-9]+$' || true)
+          [ -n "$x11" ] && break
+          sleep 0.1
+        done
+        [ -n "$x11" ] || { cat "$dir/compositor.log" >&2; stop "$dir"; die "Xwayland did not start"; }
+      fi
+      printf 'export XDG_RUNTIME_DIR=%q WAYLAND_DISPLAY=%q FARCAST_WL_DIR=%q FARCAST_WL_COMPOSITOR=%q%s\n' \
+        "$dir/run" "$name" "$dir" "$compositor" "${x11:+ DISPLAY=$x11}"
       return 0
     fi
     sleep 0.1
