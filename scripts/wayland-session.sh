@@ -5,7 +5,7 @@
 #   scripts/wayland-session.sh start [--compositor sway|weston|mutter] [--size WxH] [--scale N] [--xwayland]
 #       starts one and prints shell lines to eval:  export XDG_RUNTIME_DIR=... WAYLAND_DISPLAY=...
 #       FARCAST_WL_DIR=... FARCAST_WL_COMPOSITOR=... ; the compositor keeps running in the background.
-#       --xwayland (sway): XWayland too, and DISPLAY=:N for X11 clients (no X authority needed).
+#       --xwayland (sway): XWayland too, and DISPLAY=:N for X11 clients (it lets in its user and root).
 #   scripts/wayland-session.sh stop [DIR]        stops what `start` started (DIR: FARCAST_WL_DIR)
 #   scripts/wayland-session.sh run [options] -- COMMAND [ARGS...]
 #       starts one, runs COMMAND with the variables exported, stops it again; COMMAND's status.
@@ -132,6 +132,13 @@ EOF
           sleep 0.1
         done
         [ -n "$x11" ] || { cat "$dir/compositor.log" >&2; stop "$dir"; die "Xwayland did not start"; }
+        # Xwayland lets in its own user only (localuser): root's clients too
+        if [ "$(id -u)" = 0 ]; then
+          for j in $(seq 1 50); do
+            as_user env -i DISPLAY="$x11" xhost +si:localuser:root >/dev/null 2>&1 && break
+            sleep 0.1
+          done
+        fi
       fi
       printf 'export XDG_RUNTIME_DIR=%q WAYLAND_DISPLAY=%q FARCAST_WL_DIR=%q FARCAST_WL_COMPOSITOR=%q%s\n' \
         "$dir/run" "$name" "$dir" "$compositor" "${x11:+ DISPLAY=$x11}"
