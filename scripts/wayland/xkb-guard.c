@@ -38,7 +38,7 @@ int xkb_keymap_key_get_syms_by_level(struct xkb_keymap *keymap, xkb_keycode_t ke
 }
 
 // SDL 2.26 keyboard_handle_modifiers before a keymap arrived, or after one failed to compile
-// (libsdl-org/SDL issue 9022, fixed by PR 9023 in SDL 2.30)
+// (libsdl-org/SDL issue 9022, fixed by PR 9023, cherry-picked to the 2.30 series)
 enum xkb_state_component xkb_state_update_mask(struct xkb_state *state, xkb_mod_mask_t depressed,
                                                xkb_mod_mask_t latched, xkb_mod_mask_t locked,
                                                xkb_layout_index_t dl, xkb_layout_index_t ll, xkb_layout_index_t lk) {
