@@ -1,7 +1,7 @@
 // LD_PRELOAD=segv-trace.so PROGRAM: on SIGSEGV prints the faulting address, the registers that
 // carry the first arguments, and a backtrace (nearest exported symbol + offset per frame), then
-// dies with the signal. the viewer turns core dumps off, and
-// gdb attached changes the timing enough to hide the crash. (catchsegv was removed in glibc 2.35.)
+// dies with the signal. catchsegv was removed in glibc 2.35, the viewer turns core dumps off,
+// and gdb attached changes the timing enough to hide the crash.
 // cc -shared -fPIC -O1 -o segv-trace.so segv-trace.c -ldl
 #define _GNU_SOURCE
 #include <dlfcn.h>
