@@ -25,6 +25,10 @@ PKGS=(
   qemu-system-x86
   # wayvnc (Debian 12: 0.5) on a headless sway; swaybg shows the scene, grim takes the screen
   sway swaybg wayvnc grim
+  # native Wayland windows (scripts/wayland-session.sh): wtype types through sway's virtual
+  # keyboard, wayland-info lists a compositor's globals; weston and mutter (in dbus-run-session)
+  # are the other compositors the viewer is tried on; xwayland for the viewer through X11 there
+  wtype wayland-utils weston mutter xwayland
   # --save-password: the Secret Service through secret-tool, tested against gnome-keyring on a private bus
   dbus gnome-keyring libsecret-tools
   # harness in ../shared/tools; libvncclient for its lvc_consume (recordings replayed to it)
