@@ -9,6 +9,10 @@ PKGS=(
   libavcodec-dev libavutil-dev libswscale-dev ffmpeg
   # the clipboard's own X selection reader (INCR, XFixes change notification)
   libxcb1-dev libxcb-xfixes0-dev
+  # native Wayland: libwayland-client for our own wl_shm presenter, keyboard and shortcuts inhibitor;
+  # wayland-scanner and the protocol XML the C shims are generated from; libdecor's plugin draws
+  # the title bar where the compositor has no server-side decorations (GNOME)
+  libwayland-dev libwayland-bin wayland-protocols libdecor-0-plugin-1-cairo
   fonts-dejavu-core
   # real VNC servers and X tools for the local desktop and the interop tests
   tigervnc-standalone-server tigervnc-tools x11vnc xvfb xauth x11-utils x11-xserver-utils
