@@ -41,16 +41,29 @@ let package = Package(
         // the launcher's discovery of hosts on the network (avahi-daemon over D-Bus)
         .systemLibrary(name: "CAvahi", path: "Sources/CAvahi", pkgConfig: "avahi-client",
                        providers: [.apt(["libavahi-client-dev"])]),
+        // Guards in front of the four libxkbcommon calls SDL 2.26's Wayland keyboard makes with
+        // unchecked arguments (a SIGSEGV on a virtual keyboard's first key); the viewer
+        // executable exports them so SDL's calls reach them (docs/design/wayland-findings.md 3)
+        .target(name: "CXKBGuard", linkerSettings: [.linkedLibrary("xkbcommon")]),
+        // Our own wl_seat / wl_keyboard and keyboard-shortcuts inhibitor on SDL's Wayland
+        // display (protocol code from scripts/wayland/generate-protocols.sh)
+        .target(name: "CWaylandKeyboard", linkerSettings: [.linkedLibrary("wayland-client")]),
         .target(name: "RFB", dependencies: ["CZlib", "CTurboJPEG", "COpenSSL", "CPNG", "CAVCodec"]),
         .target(name: "VNCSession", dependencies: ["RFB", "CSystem", "CAvahi"]),
         // The files sessions become and come from: PNG, FBS (reading, writing, the recorder),
         // the decode benchmark.
         .target(name: "FarcastTools", dependencies: ["RFB", "CZlib"]),
         .target(name: "Interaction", dependencies: ["RFB", "CXKBCommon"]),
-        .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "FarcastTools", "CSDL2", "CSDL2TTF", "CXCB", "CPNG"]),
+        .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "FarcastTools", "CSDL2", "CSDL2TTF", "CXCB", "CPNG", "CWaylandKeyboard"]),
         .executableTarget(name: "viewer", dependencies: [
-            "RFB", "VNCSession", "Interaction", "SDLViewer", "FarcastTools", "CSystem",
+            "RFB", "VNCSession", "Interaction", "SDLViewer", "FarcastTools", "CSystem", "CXKBGuard",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], linkerSettings: [
+            // the guards must win the global symbol lookup SDL's calls go through
+            .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=xkb_keymap_key_get_syms_by_level",
+                          "-Xlinker", "--export-dynamic-symbol=xkb_state_update_mask",
+                          "-Xlinker", "--export-dynamic-symbol=xkb_keymap_key_for_each",
+                          "-Xlinker", "--export-dynamic-symbol=xkb_state_key_get_syms"]),
         ]),
         // libFuzzer targets: scripts/fuzz.sh builds them with -sanitize=fuzzer,address -DFUZZING;
         // a normal build makes the tool that lists them, writes their seeds and replays inputs.
@@ -59,7 +72,7 @@ let package = Package(
         .testTarget(name: "RFBTests", dependencies: ["RFB", "FarcastTools", "CZlib", "CTurboJPEG", "COpenSSL", "CSystem"]),
         .testTarget(name: "FarcastToolsTests", dependencies: ["FarcastTools", "RFB", "CZlib"]),
         .testTarget(name: "InteractionTests", dependencies: ["Interaction", "RFB", "CXKBCommon"]),
-        .testTarget(name: "SDLViewerTests", dependencies: ["SDLViewer", "Interaction", "VNCSession", "RFB", "CSDL2"]),
+        .testTarget(name: "SDLViewerTests", dependencies: ["SDLViewer", "Interaction", "VNCSession", "RFB", "CSDL2", "CXKBGuard", "CXKBCommon"]),
         .testTarget(name: "VNCSessionTests", dependencies: ["VNCSession", "RFB", "FarcastTools"]),
         // the command line's own logic (config files, environment reads, tool detection)
         .testTarget(name: "ViewerTests", dependencies: ["viewer", "Interaction", "VNCSession", "RFB", "FarcastTools"]),

@@ -204,6 +204,7 @@ public final class InputController {
         switch e {
         case .focusLost:
             releaseAll(); held.removeAll()
+            if let t = keyTranslator as? KeymapTaking { sendKeys(t.releaseSynthesized()) }
             return []
         case .focusGained:
             return []
@@ -220,11 +221,44 @@ public final class InputController {
         case .finger(let id, let phase, let x, let y, let time):
             let (w, h) = touchArea
             return touch(TouchEvent(finger: id, phase, x: x * w, y: y * h, time: time))
-        case .keymapChanged, .text:
-            // the translator is built once from the layout detected at start; text is for the
-            // prompt, never the server (keys go by keysym)
+        case .keymapChanged(let text?):
+            return keymapChanged(text)
+        case .keymapChanged(nil), .text:
+            // without the keymap itself (SDL_KEYMAPCHANGED) the translator keeps the layout
+            // detected at start; text is for the prompt, never the server (keys go by keysym)
+            return []
+        case .keyboardModifiers(let m):
+            guard let t = keyTranslator as? KeymapTaking else { return [] }
+            sendKeys(t.setModifiers(m))
             return []
         }
+    }
+
+    /// The window system's keymap (Wayland): the translator takes it, or one is made from it
+    /// when the translator cannot (the built-in US fallback). What the server holds is
+    /// released first: those keys were looked up in the old keymap. A keymap that does not
+    /// compile is refused and the old one kept.
+    func keymapChanged(_ text: String) -> [WindowAction] {
+        for (_, out) in pressed { sink?.sendKey(out.keysym, down: false, xtKeycode: out.xtKeycode) }
+        pressed.removeAll()
+        do {
+            if let t = keyTranslator as? KeymapTaking {
+                sendKeys(t.releaseSynthesized())
+                try t.setKeymap(text: text)
+            } else {
+                keyTranslator = XKBKeyTranslator(try KeyboardTranslator(keymapText: text))
+            }
+            let name = (keyTranslator as? XKBKeyTranslator)?.translator.spec.layout ?? "?"
+            return [.log("keyboard: the compositor's keymap (\(text.utf8.count) bytes, layout \(name)) translates the keys")]
+        } catch {
+            return [.log("keyboard: a keymap from the compositor was refused, the previous one stays: \(error)")]
+        }
+    }
+
+    /// Sends key events the translator made (modifiers), unless view-only.
+    func sendKeys(_ keys: [KeyOutput]) {
+        guard !viewOnly else { return }
+        for k in keys { sink?.sendKey(k.keysym, down: k.down, xtKeycode: k.xtKeycode) }
     }
 
     // MARK: keys
@@ -248,6 +282,10 @@ public final class InputController {
         }
         return []
     }
+
+    /// Whether the key (HID usage) sent a press that is not yet released (a repeat of it
+    /// resends that press).
+    public func isPressed(_ scancode: Int32) -> Bool { pressed[scancode] != nil }
 
     var ctrlAltHeld: Bool {
         (held.contains(HIDUsage.leftControl) || held.contains(HIDUsage.rightControl))

@@ -87,6 +87,18 @@ public enum InputEvent: Equatable, Sendable {
     /// (Wayland's wl_keyboard.keymap), nil where it only says that it changed
     /// (SDL_KEYMAPCHANGED).
     case keymapChanged(keymap: String?)
+    /// The window system's modifier state in the keymap's own bits (Wayland's
+    /// wl_keyboard.modifiers): what the keys mean next, including modifiers an on-screen
+    /// keyboard holds without a key.
+    case keyboardModifiers(ModifierMasks)
+}
+
+/// xkb modifier masks and the locked layout (group), as wl_keyboard.modifiers gives them.
+public struct ModifierMasks: Equatable, Sendable {
+    public var depressed: UInt32, latched: UInt32, locked: UInt32, layout: UInt32
+    public init(depressed: UInt32 = 0, latched: UInt32 = 0, locked: UInt32 = 0, layout: UInt32 = 0) {
+        self.depressed = depressed; self.latched = latched; self.locked = locked; self.layout = layout
+    }
 }
 
 /// USB HID keyboard usages (page 7) of the keys the viewer's own UI and the PIN pad use: the

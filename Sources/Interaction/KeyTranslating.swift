@@ -7,6 +7,19 @@ public protocol KeyTranslating: AnyObject {
     func translate(_ key: KeyInput) -> KeyOutput?
 }
 
+/// The window system's own keymap and modifier state (Wayland's wl_keyboard), where it gives
+/// them: a translator that can take them says so by conforming.
+public protocol KeymapTaking: KeyTranslating {
+    /// A new keymap in xkb's text format (the caller has released on the server what was
+    /// down); one that does not compile throws and the old one stays.
+    func setKeymap(text: String) throws
+    /// The window system's modifier state; returns modifier keys to press or release on the
+    /// server for modifiers held without a key (an on-screen keyboard's Shift).
+    func setModifiers(_ m: ModifierMasks) -> [KeyOutput]
+    /// Releases what `setModifiers` pressed (focus lost).
+    func releaseSynthesized() -> [KeyOutput]
+}
+
 /// The built-in translator: layout-independent keys plus US ASCII from the local key code; the
 /// fallback when no xkbcommon keymap could be built.
 public final class KeyMapTranslator: KeyTranslating {
@@ -54,7 +67,7 @@ public final class KeyMapTranslator: KeyTranslating {
 
 /// Key translation through xkbcommon (`KeyboardTranslator`): the local layout decides the
 /// keysym of each physical key, modifiers included. Main thread only.
-public final class XKBKeyTranslator: KeyTranslating {
+public final class XKBKeyTranslator: KeymapTaking {
     public let translator: KeyboardTranslator
 
     public init(_ translator: KeyboardTranslator) { self.translator = translator }
@@ -67,4 +80,12 @@ public final class XKBKeyTranslator: KeyTranslating {
             ?? translator.key(scancode: Int(key.scancode), down: key.down)
         return out.first(where: { $0.down == key.down }) ?? out.first
     }
+
+    public func setKeymap(text: String) throws { try translator.setKeymap(text: text) }
+
+    public func setModifiers(_ m: ModifierMasks) -> [KeyOutput] {
+        translator.setModifiers(depressed: m.depressed, latched: m.latched, locked: m.locked, layout: m.layout)
+    }
+
+    public func releaseSynthesized() -> [KeyOutput] { translator.releaseSynthesized() }
 }

@@ -68,9 +68,13 @@ public enum KeyboardError: Error, Equatable, CustomStringConvertible, LocalizedE
     case xkbUnavailable(String)
     /// A modifier map string that does not parse.
     case badModifierMap(String)
+    /// A keymap in text form (a Wayland compositor's) that xkbcommon does not compile.
+    case keymapTextFailed(detail: String)
 
     public var description: String {
         switch self {
+        case let .keymapTextFailed(detail):
+            return "the keymap does not compile" + (detail.isEmpty ? "" : "; xkbcommon: \(detail)")
         case let .keymapFailed(spec, detail):
             var s = "cannot build a keyboard map for layout '\(spec.layout)'"
             if !spec.variant.isEmpty { s += " variant '\(spec.variant)'" }
@@ -97,11 +101,12 @@ private final class XKBLogSink {
 /// Turns physical key presses into RFB key events with an xkb keyboard state.
 /// Not thread-safe: call it from one thread (the SDL main thread).
 public final class KeyboardTranslator {
-    public let spec: KeyboardLayoutSpec
+    /// The names the keymap was built from (a keymap from text: its first layout's name).
+    public private(set) var spec: KeyboardLayoutSpec
     public let modifierMap: [ModifierRole: ModifierRole]
 
     private let context: OpaquePointer
-    private let keymap: OpaquePointer
+    private var keymap: OpaquePointer
     private var state: OpaquePointer
     private let logSink = XKBLogSink()
 
@@ -111,33 +116,18 @@ public final class KeyboardTranslator {
     private var heldOrder: [UInt32] = []
     /// Keys pressed into the xkb state (held keys plus keys that produced no keysym).
     private var stateDown: [UInt32] = []
+    /// Modifier keys sent because the window system's modifier state had them with no key
+    /// down that gives them (an on-screen keyboard's Shift), by role.
+    private var synthesized: [ModifierRole: KeyOutput] = [:]
 
     /// Largest evdev code we accept (xkb keycodes are 8 above; xkb's own limit is 0xffffffff,
     /// the evdev name space ends at KEY_MAX = 0x2ff).
-    static let maxEvdevCode = 0x2ff
+    public static let maxEvdevCode = 0x2ff
 
     public init(spec: KeyboardLayoutSpec, modifierMap: [ModifierRole: ModifierRole] = [:]) throws {
         self.spec = spec
         self.modifierMap = modifierMap
-        // No XKB_DEFAULT_* from the environment here: the detector decides, so that a spec
-        // means the same keymap everywhere (and tests are deterministic).
-        guard let ctx = xkb_context_new(XKB_CONTEXT_NO_ENVIRONMENT_NAMES) else {
-            throw KeyboardError.xkbUnavailable("cannot create a context")
-        }
-        xkb_context_set_user_data(ctx, Unmanaged.passUnretained(logSink).toOpaque())
-        xkb_context_set_log_fn(ctx) { ctx, _, format, args in
-            guard let ctx, let format, let args, let user = xkb_context_get_user_data(ctx) else { return }
-            var buffer = [CChar](repeating: 0, count: 512)
-            _ = buffer.withUnsafeMutableBufferPointer { b in
-                vsnprintf(b.baseAddress, b.count, format, args)
-            }
-            let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) },
-                              as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            let sink = Unmanaged<XKBLogSink>.fromOpaque(user).takeUnretainedValue()
-            if sink.lines.count < 32 { sink.lines.append(line) }
-        }
-        xkb_context_set_log_level(ctx, XKB_LOG_LEVEL_ERROR)
-
+        let ctx = try Self.makeContext(logSink)
         let built: OpaquePointer? = spec.rules.withCString { r in
             spec.model.withCString { m in
                 spec.layout.withCString { l in
@@ -164,6 +154,77 @@ public final class KeyboardTranslator {
         context = ctx
         keymap = km
         state = st
+    }
+
+    /// A translator on a keymap in xkb's text format: what a Wayland compositor hands its
+    /// clients (wl_keyboard.keymap), so keys mean what the compositor's keymap says (its
+    /// layouts and groups, an on-screen keyboard's generated keymap). `spec` then only names
+    /// the keymap's first layout, for logs.
+    public init(keymapText: String, modifierMap: [ModifierRole: ModifierRole] = [:]) throws {
+        self.modifierMap = modifierMap
+        let ctx = try Self.makeContext(logSink)
+        guard let (km, st) = Self.compile(keymapText, ctx) else {
+            let detail = logSink.lines.first { !$0.isEmpty } ?? ""
+            xkb_context_unref(ctx)
+            throw KeyboardError.keymapTextFailed(detail: detail)
+        }
+        context = ctx
+        keymap = km
+        state = st
+        spec = KeyboardLayoutSpec(rules: "", model: "", layout: Self.layoutName(km))
+    }
+
+    /// A context that reads no XKB_DEFAULT_* and collects error lines into `sink`.
+    private static func makeContext(_ sink: XKBLogSink) throws -> OpaquePointer {
+        // No XKB_DEFAULT_* from the environment here: the detector decides, so that a spec
+        // means the same keymap everywhere (and tests are deterministic).
+        guard let ctx = xkb_context_new(XKB_CONTEXT_NO_ENVIRONMENT_NAMES) else {
+            throw KeyboardError.xkbUnavailable("cannot create a context")
+        }
+        xkb_context_set_user_data(ctx, Unmanaged.passUnretained(sink).toOpaque())
+        xkb_context_set_log_fn(ctx) { ctx, _, format, args in
+            guard let ctx, let format, let args, let user = xkb_context_get_user_data(ctx) else { return }
+            var buffer = [CChar](repeating: 0, count: 512)
+            _ = buffer.withUnsafeMutableBufferPointer { b in
+                vsnprintf(b.baseAddress, b.count, format, args)
+            }
+            let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) },
+                              as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let sink = Unmanaged<XKBLogSink>.fromOpaque(user).takeUnretainedValue()
+            if sink.lines.count < 32 { sink.lines.append(line) }
+        }
+        xkb_context_set_log_level(ctx, XKB_LOG_LEVEL_ERROR)
+        return ctx
+    }
+
+    /// Keymap and state from keymap text, nil when it does not compile.
+    private static func compile(_ text: String, _ ctx: OpaquePointer) -> (OpaquePointer, OpaquePointer)? {
+        guard let km = text.withCString({ xkb_keymap_new_from_string(ctx, $0, XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS) })
+        else { return nil }
+        guard let st = xkb_state_new(km) else { xkb_keymap_unref(km); return nil }
+        return (km, st)
+    }
+
+    private static func layoutName(_ km: OpaquePointer) -> String {
+        xkb_keymap_layout_get_name(km, 0).map { String(cString: $0) } ?? "(unnamed)"
+    }
+
+    /// Takes a new keymap in text form (a compositor's keymap changed mid-session). What was
+    /// held is forgotten (the caller releases on the server what it sent; `releaseAll` and
+    /// `releaseSynthesized` say what that was). A keymap that does not compile is refused with
+    /// an error and the old one stays.
+    public func setKeymap(text: String) throws {
+        logSink.lines.removeAll()
+        guard let (km, st) = Self.compile(text, context) else {
+            throw KeyboardError.keymapTextFailed(detail: logSink.lines.first { !$0.isEmpty } ?? "")
+        }
+        _ = releaseAll()
+        _ = releaseSynthesized()
+        xkb_state_unref(state)
+        xkb_keymap_unref(keymap)
+        keymap = km
+        state = st
+        spec = KeyboardLayoutSpec(rules: "", model: "", layout: Self.layoutName(km))
     }
 
     deinit {
@@ -231,6 +292,60 @@ public final class KeyboardTranslator {
 
     /// True while any key is down.
     public var hasKeysDown: Bool { !stateDown.isEmpty }
+
+    // MARK: - The window system's modifier state
+
+    /// The modifier masks and layout a Wayland compositor sends (wl_keyboard.modifiers), in
+    /// this keymap's bits. The state takes them as they are (the compositor's state is the
+    /// truth, not the keys we saw); a modifier that is on with no key down giving it (an
+    /// on-screen keyboard's Shift, `wtype -M shift`) is pressed on the server as its left-hand
+    /// key, and released when it goes off: the returned events, to send. Locks are left to
+    /// the lock-key synchronisation.
+    public func setModifiers(depressed: UInt32, latched: UInt32, locked: UInt32, layout: UInt32) -> [KeyOutput] {
+        xkb_state_update_mask(state, depressed, latched, locked, 0, 0, layout)
+        var out: [KeyOutput] = []
+        for (role, name) in Self.synthesizable {
+            let on = xkb_state_mod_name_is_active(state, name, Self.depressedOrLatched) > 0
+            let want = on && !keyDown(giving: role)
+            if want, synthesized[role] == nil {
+                let k = Self.modifierKey(role, .left)
+                let (sym, xt) = remap(keysym: k.keysym, xt: k.xt)
+                let press = KeyOutput(keysym: sym, down: true, xtKeycode: xt)
+                synthesized[role] = press
+                out.append(press)
+            } else if !want, let press = synthesized.removeValue(forKey: role) {
+                out.append(KeyOutput(keysym: press.keysym, down: false, xtKeycode: press.xtKeycode))
+            }
+        }
+        return out
+    }
+
+    /// Releases the modifiers `setModifiers` pressed (focus lost, a new keymap).
+    public func releaseSynthesized() -> [KeyOutput] {
+        let out = Self.synthesizable.compactMap { role, _ in
+            synthesized.removeValue(forKey: role).map { KeyOutput(keysym: $0.keysym, down: false, xtKeycode: $0.xtKeycode) }
+        }
+        return out
+    }
+
+    private static let depressedOrLatched =
+        xkb_state_component(rawValue: XKB_STATE_MODS_DEPRESSED.rawValue | XKB_STATE_MODS_LATCHED.rawValue)
+
+    /// The modifiers an on-screen keyboard may hold without a key, with xkb's names for them.
+    static let synthesizable: [(ModifierRole, String)] = [
+        (.shift, XKB_MOD_NAME_SHIFT), (.control, XKB_MOD_NAME_CTRL),
+        (.alt, XKB_MOD_NAME_ALT), (.superKey, XKB_MOD_NAME_LOGO),
+    ]
+
+    /// Whether a key down in the state is that modifier's key in this keymap (its first level).
+    private func keyDown(giving role: ModifierRole) -> Bool {
+        stateDown.contains { kc in
+            var syms: UnsafePointer<xkb_keysym_t>?
+            let n = xkb_keymap_key_get_syms_by_level(keymap, kc, 0, 0, &syms)
+            guard n > 0, let syms, let (r, _) = Self.modifierRole(ofKeysym: syms[0]) else { return false }
+            return r == role
+        }
+    }
 
     // MARK: - Locks
 
@@ -384,6 +499,19 @@ public final class KeyboardTranslator {
         let code = Int(KeyboardTables.hidToEvdev[scancode])
         return code == 0 ? nil : code
     }
+
+    /// USB HID usage id (SDL2 scancode) of a Linux evdev code, nil for keys we do not know:
+    /// keys that come as evdev codes (Wayland) still drive the viewer's own shortcuts by HID.
+    public static func scancode(forEvdev evdev: Int) -> Int? {
+        guard evdev > 0, evdev <= maxEvdevCode else { return nil }
+        return evdevToHID[evdev]
+    }
+
+    private static let evdevToHID: [Int: Int] = {
+        var m: [Int: Int] = [:]
+        for (hid, e) in KeyboardTables.hidToEvdev.enumerated() where e != 0 && m[Int(e)] == nil { m[Int(e)] = hid }
+        return m
+    }()
 
     /// XT scancode set 1 of a Linux evdev code (0xE0xx for extended keys), nil when none.
     public static func xtCode(forEvdev evdev: Int) -> UInt32? {

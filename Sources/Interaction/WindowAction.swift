@@ -39,6 +39,8 @@ public enum WindowAction: Equatable, Sendable {
     /// The kiosk's PIN pad: the window logs it and, after a PIN was checked, saves the controller's
     /// `pin.lockout` in the kiosk's state directory.
     case pin(PinEvent)
+    /// A line for the `-v` log (a keymap taken or refused).
+    case log(String)
 }
 
 /// What happened on the PIN pad.

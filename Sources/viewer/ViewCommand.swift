@@ -1,4 +1,5 @@
 import ArgumentParser
+import CXKBGuard
 import Foundation
 import Interaction
 import RFB
@@ -116,6 +117,11 @@ struct ViewCommand: ParsableCommand {
         c.localDisplay = display
         c.showKeyboardAtStart = onScreenKeyboard && !viewOnly
         c.keyTranslator = keyTranslator()
+        if conn.verbose {
+            // SDL's calls the guards changed (from SDL's pump, on the main thread): once per kind
+            farcast_xkb_guard_set_log { line in line.map { say(String(cString: $0)) } }
+            if farcast_xkb_guard_installed() == 0 { say("xkb guard: not in the global symbol lookup (SDL's Wayland keyboard is unguarded)") }
+        }
         c.kiosk = kiosk
         c.rotation = rotate
         c.audioWanted = audio

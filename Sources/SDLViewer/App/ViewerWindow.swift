@@ -89,6 +89,9 @@ public final class ViewerWindow {
     }()
     /// SDL events → the controller's plain values.
     var sdlInput = SDLInput()
+    /// On Wayland: our own keyboard (the compositor's keymap, virtual keyboards, the
+    /// shortcuts inhibitor); its keys replace SDL's for the controller.
+    var waylandKeyboard: WaylandKeyboard?
     var wake: WakeSignal?
     let cursors = Cursors()
     /// The next present redraws and pushes everything (window exposed, resized, menu, pan...).
@@ -131,11 +134,12 @@ public final class ViewerWindow {
         defer { SDL_Quit() }
         try createWindow()
         defer { teardown() }
+        startWaylandKeyboard()
         let dir: ClipboardDirection = config.viewOnly ? (config.clipboardDirection.receives ? .receive : .off) : config.clipboardDirection
         let bridge = ClipboardBridge(session: session, direction: dir, primary: config.clipboardPrimary)
         clipboard = bridge
         startSelectionReader(bridge)
-        if fullscreen { SDL_SetWindowKeyboardGrab(window, SDL_TRUE) }
+        if fullscreen { grabKeyboard(true) }
         cursors.start()
 
         // raw X11 key events carry the physical keycode for the xkbcommon translation
@@ -239,6 +243,7 @@ public final class ViewerWindow {
     func teardown() {
         kioskState.console?.release()
         stopSelectionReader()
+        waylandKeyboard = nil
         cursors.free()
         audioPlayer.stop()
         renderer?.close()
@@ -250,7 +255,7 @@ public final class ViewerWindow {
         var e = event
         renderer?.unrotate(&e)
         kioskSaw(e)
-        let input = sdlInput.translate(e)
+        let input = sdlKeysWanted(sdlInput.translate(e))
         switch e.type {
         case SDL_QUIT.rawValue:
             trace.mark("quit")
@@ -262,6 +267,8 @@ public final class ViewerWindow {
             showPendingPrompt()
             sessionChanged()
             return true
+        case waylandKeyboard?.wake.eventType:
+            return waylandKeyboardEvents()
         case readerWake?.eventType:
             // texts read by the X11 reader; a refusal comes back as a notice
             return selectionsRead()
@@ -328,6 +335,8 @@ public final class ViewerWindow {
                 toggleRecording()
             case .pin(let e):
                 kioskPin(e)
+            case .log(let line):
+                log(line)
             case .quit:
                 quit = true
             case .retryNow:
@@ -399,7 +408,7 @@ public final class ViewerWindow {
         fullscreen.toggle()
         SDL_SetWindowFullscreen(window, fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue : 0)
         // grab the keyboard in full screen so Alt+Tab and friends reach the remote side
-        SDL_SetWindowKeyboardGrab(window, fullscreen ? SDL_TRUE : SDL_FALSE)
+        grabKeyboard(fullscreen)
         syncSizes()
     }
 

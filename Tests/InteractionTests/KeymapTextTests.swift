@@ -1,0 +1,150 @@
+import CXKBCommon
+import XCTest
+@testable import Interaction
+
+/// A keymap from text, as a Wayland compositor hands it (wl_keyboard.keymap): the compositor's
+/// layouts, an on-screen keyboard's generated keymap (wtype's format), modifiers that arrive
+/// only as wl_keyboard.modifiers, and keymap changes mid-session.
+final class KeymapTextTests: XCTestCase {
+    /// xkbcommon's full text of the keymap these names build (what sway sends for them).
+    static func keymapText(_ layout: String) throws -> String {
+        let ctx = try XCTUnwrap(xkb_context_new(XKB_CONTEXT_NO_ENVIRONMENT_NAMES))
+        defer { xkb_context_unref(ctx) }
+        var names = xkb_rule_names(rules: "evdev", model: "pc105", layout: layout, variant: "", options: nil)
+        let km = try XCTUnwrap(xkb_keymap_new_from_names(ctx, &names, XKB_KEYMAP_COMPILE_NO_FLAGS))
+        defer { xkb_keymap_unref(km) }
+        let s = try XCTUnwrap(xkb_keymap_get_as_string(km, XKB_KEYMAP_FORMAT_TEXT_V1))
+        defer { free(s) }
+        return String(cString: s)
+    }
+
+    /// The keymap wtype makes for "aü": one key per character from keycode 9, no layout name.
+    static let virtualKeymap = """
+        xkb_keymap {
+        xkb_keycodes "(unnamed)" {
+        minimum = 8;
+        maximum = 11;
+        <K1> = 9;
+        <K2> = 10;
+        };
+        xkb_types "(unnamed)" { include "complete" };
+        xkb_compatibility "(unnamed)" { include "complete" };
+        xkb_symbols "(unnamed)" {
+        key <K1> {[a]};
+        key <K2> {[udiaeresis]};
+        };
+        };
+        """
+
+    static let evdevY = 21, evdevZ = 44, evdevC = 46
+
+    private func sym(_ name: String) -> UInt32 { xkb_keysym_from_name(name, XKB_KEYSYM_NO_FLAGS) }
+
+    private func press(_ t: KeyboardTranslator, _ evdev: Int) -> UInt32? {
+        let down = t.key(evdevCode: evdev, down: true)
+        _ = t.key(evdevCode: evdev, down: false)
+        return down.first?.keysym
+    }
+
+    func testTheCompositorsKeymapDecides() throws {
+        let t = try KeyboardTranslator(keymapText: try Self.keymapText("de"))
+        XCTAssertEqual(t.spec.layout, "German")
+        XCTAssertEqual(press(t, Self.evdevY), sym("z"), "German: Z where US has Y")
+        XCTAssertEqual(press(t, Self.evdevZ), sym("y"))
+    }
+
+    func testAKeymapChangeMidSession() throws {
+        let t = try KeyboardTranslator(keymapText: try Self.keymapText("de"))
+        XCTAssertEqual(press(t, Self.evdevY), sym("z"))
+        try t.setKeymap(text: try Self.keymapText("us"))
+        XCTAssertEqual(press(t, Self.evdevY), sym("y"))
+        XCTAssertEqual(t.spec.layout, "English (US)")
+    }
+
+    func testAKeymapThatDoesNotCompileIsRefusedAndTheOldOneStays() throws {
+        let t = try KeyboardTranslator(keymapText: try Self.keymapText("de"))
+        XCTAssertThrowsError(try t.setKeymap(text: "xkb_keymap { this is not a keymap")) { e in
+            guard case KeyboardError.keymapTextFailed = e else { return XCTFail("\(e)") }
+        }
+        XCTAssertEqual(press(t, Self.evdevY), sym("z"))
+        XCTAssertThrowsError(try KeyboardTranslator(keymapText: ""))
+    }
+
+    func testAVirtualKeyboardsKeymapIncludingANonASCIIKey() throws {
+        let t = try KeyboardTranslator(keymapText: Self.virtualKeymap)
+        XCTAssertEqual(press(t, 1), sym("a"))
+        XCTAssertEqual(press(t, 2), sym("udiaeresis"))
+        // wtype's keymap has no Shift key: the shifted letter comes from the modifier state
+        let shift: UInt32 = 1   // Shift is modifier 0 in every xkbcommon keymap
+        XCTAssertEqual(t.setModifiers(depressed: shift, latched: 0, locked: 0, layout: 0),
+                       [KeyOutput(keysym: sym("Shift_L"), down: true, xtKeycode: 0x2a)], "a modifier held without a key is pressed")
+        XCTAssertEqual(press(t, 1), sym("A"))
+        XCTAssertEqual(press(t, 2), sym("Udiaeresis"))
+        XCTAssertEqual(t.setModifiers(depressed: 0, latched: 0, locked: 0, layout: 0),
+                       [KeyOutput(keysym: sym("Shift_L"), down: false, xtKeycode: 0x2a)])
+    }
+
+    func testModifiersFromARealShiftKeyAreNotPressedTwice() throws {
+        let t = try KeyboardTranslator(keymapText: try Self.keymapText("us"))
+        let shiftL = 42
+        XCTAssertEqual(t.key(evdevCode: shiftL, down: true).map(\.keysym), [sym("Shift_L")])
+        XCTAssertEqual(t.setModifiers(depressed: 1, latched: 0, locked: 0, layout: 0), [], "the key gives it")
+        XCTAssertEqual(press(t, Self.evdevC), sym("C"))
+        XCTAssertEqual(t.key(evdevCode: shiftL, down: false).map(\.keysym), [sym("Shift_L")])
+        XCTAssertEqual(t.setModifiers(depressed: 0, latched: 0, locked: 0, layout: 0), [])
+        XCTAssertEqual(press(t, Self.evdevC), sym("c"))
+    }
+
+    func testTheLayoutGroupFromTheCompositor() throws {
+        let t = try KeyboardTranslator(keymapText: try Self.keymapText("us,de"))
+        XCTAssertEqual(press(t, Self.evdevY), sym("y"))
+        _ = t.setModifiers(depressed: 0, latched: 0, locked: 0, layout: 1)
+        XCTAssertEqual(press(t, Self.evdevY), sym("z"), "the second layout")
+    }
+
+    func testEvdevToHIDForTheViewersOwnShortcuts() {
+        XCTAssertEqual(KeyboardTranslator.scancode(forEvdev: 66), Int(HIDUsage.f8))
+        XCTAssertEqual(KeyboardTranslator.scancode(forEvdev: 30), Int(HIDUsage.a))
+        XCTAssertNil(KeyboardTranslator.scancode(forEvdev: 0))
+        XCTAssertNil(KeyboardTranslator.scancode(forEvdev: 100_000))
+    }
+
+    // MARK: through the input controller
+
+    func testTheControllerTakesTheCompositorsKeymapAndModifiers() throws {
+        let sink = RecordingSink()
+        let r = InputController(sink: sink, keyTranslator: KeyMapTranslator())
+        let de = try Self.keymapText("de")
+        guard case .log(let line)? = r.handle(.keymapChanged(keymap: de)).first else { return XCTFail("no log line") }
+        XCTAssertTrue(line.contains("layout German"), line)
+        func key(_ evdev: Int32, _ down: Bool) -> InputEvent {
+            .key(KeyInput(scancode: Int32(KeyboardTranslator.scancode(forEvdev: Int(evdev)) ?? 0), sym: 0, down: down, evdevCode: evdev))
+        }
+        _ = r.handle(key(21, true)); _ = r.handle(key(21, false))
+        XCTAssertEqual(sink.take(), [.key(sym("z"), down: true, xt: 0x15), .key(sym("z"), down: false, xt: 0x15)])
+        // a key held across a keymap change is released on the server first
+        _ = r.handle(key(21, true))
+        _ = sink.take()
+        let refused = r.handle(.keymapChanged(keymap: "nonsense"))
+        XCTAssertEqual(sink.take(), [.key(sym("z"), down: false, xt: 0x15)])
+        guard case .log(let no)? = refused.first else { return XCTFail("no log line") }
+        XCTAssertTrue(no.contains("refused"), no)
+        _ = r.handle(key(21, true)); _ = r.handle(key(21, false))
+        XCTAssertEqual(sink.take().first, .key(sym("z"), down: true, xt: 0x15), "the old keymap stays")
+        // Shift held by an on-screen keyboard without a key
+        _ = r.handle(.keyboardModifiers(ModifierMasks(depressed: 1)))
+        _ = r.handle(key(46, true)); _ = r.handle(key(46, false))
+        _ = r.handle(.keyboardModifiers(ModifierMasks()))
+        XCTAssertEqual(sink.take(), [.key(sym("Shift_L"), down: true, xt: 0x2a), .key(sym("C"), down: true, xt: 0x2e),
+                                     .key(sym("C"), down: false, xt: 0x2e), .key(sym("Shift_L"), down: false, xt: 0x2a)])
+    }
+
+    func testFocusLossReleasesAHeldOnScreenModifier() throws {
+        let sink = RecordingSink()
+        let r = InputController(sink: sink, keyTranslator: XKBKeyTranslator(try KeyboardTranslator(keymapText: Self.virtualKeymap)))
+        _ = r.handle(.keyboardModifiers(ModifierMasks(depressed: 1 << 2)))   // Control is modifier 2
+        XCTAssertEqual(sink.take(), [.key(sym("Control_L"), down: true, xt: 0x1d)])
+        _ = r.handle(.focusLost)
+        XCTAssertEqual(sink.take(), [.key(sym("Control_L"), down: false, xt: 0x1d)])
+    }
+}
