@@ -243,8 +243,7 @@ public final class InputController {
         pressed.removeAll()
         do {
             if let t = keyTranslator as? KeymapTaking {
-                sendKeys(t.releaseSynthesized())
-                try t.setKeymap(text: text)
+                sendKeys(try t.setKeymap(text: text))
             } else {
                 keyTranslator = XKBKeyTranslator(try KeyboardTranslator(keymapText: text))
             }

@@ -10,9 +10,10 @@ public protocol KeyTranslating: AnyObject {
 /// The window system's own keymap and modifier state (Wayland's wl_keyboard), where it gives
 /// them: a translator that can take them says so by conforming.
 public protocol KeymapTaking: KeyTranslating {
-    /// A new keymap in xkb's text format (the caller has released on the server what was
-    /// down); one that does not compile throws and the old one stays.
-    func setKeymap(text: String) throws
+    /// A new keymap in xkb's text format (the caller has released on the server the keys that
+    /// were down); returns modifier keys to press or release as the modifier state carries
+    /// over. One that does not compile throws and the old one stays.
+    func setKeymap(text: String) throws -> [KeyOutput]
     /// The window system's modifier state; returns modifier keys to press or release on the
     /// server for modifiers held without a key (an on-screen keyboard's Shift).
     func setModifiers(_ m: ModifierMasks) -> [KeyOutput]
@@ -81,7 +82,7 @@ public final class XKBKeyTranslator: KeymapTaking {
         return out.first(where: { $0.down == key.down }) ?? out.first
     }
 
-    public func setKeymap(text: String) throws { try translator.setKeymap(text: text) }
+    public func setKeymap(text: String) throws -> [KeyOutput] { try translator.setKeymap(text: text) }
 
     public func setModifiers(_ m: ModifierMasks) -> [KeyOutput] {
         translator.setModifiers(depressed: m.depressed, latched: m.latched, locked: m.locked, layout: m.layout)

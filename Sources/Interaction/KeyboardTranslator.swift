@@ -119,6 +119,8 @@ public final class KeyboardTranslator {
     /// Modifier keys sent because the window system's modifier state had them with no key
     /// down that gives them (an on-screen keyboard's Shift), by role.
     private var synthesized: [ModifierRole: KeyOutput] = [:]
+    /// The window system's last modifier state (carried over to a new keymap).
+    private var lastMasks: (depressed: UInt32, latched: UInt32, locked: UInt32, layout: UInt32) = (0, 0, 0, 0)
 
     /// Largest evdev code we accept (xkb keycodes are 8 above; xkb's own limit is 0xffffffff,
     /// the evdev name space ends at KEY_MAX = 0x2ff).
@@ -209,22 +211,26 @@ public final class KeyboardTranslator {
         xkb_keymap_layout_get_name(km, 0).map { String(cString: $0) } ?? "(unnamed)"
     }
 
-    /// Takes a new keymap in text form (a compositor's keymap changed mid-session). What was
-    /// held is forgotten (the caller releases on the server what it sent; `releaseAll` and
-    /// `releaseSynthesized` say what that was). A keymap that does not compile is refused with
-    /// an error and the old one stays.
-    public func setKeymap(text: String) throws {
+    /// Takes a new keymap in text form (a compositor's keymap changed mid-session). Keys held
+    /// are forgotten (the caller releases on the server what it sent for them). The modifier
+    /// state carries over: sway sends a virtual keyboard's keymap again after its modifiers,
+    /// and the eight real modifiers have the same bits in every keymap; the returned events
+    /// are modifier keys that changes (usually none). A keymap that does not compile is refused
+    /// with an error and the old one stays.
+    public func setKeymap(text: String) throws -> [KeyOutput] {
         logSink.lines.removeAll()
         guard let (km, st) = Self.compile(text, context) else {
             throw KeyboardError.keymapTextFailed(detail: logSink.lines.first { !$0.isEmpty } ?? "")
         }
         _ = releaseAll()
-        _ = releaseSynthesized()
         xkb_state_unref(state)
         xkb_keymap_unref(keymap)
         keymap = km
         state = st
         spec = KeyboardLayoutSpec(rules: "", model: "", layout: Self.layoutName(km))
+        let m = lastMasks, real: UInt32 = 0xff
+        let layout = m.layout < xkb_keymap_num_layouts(km) ? m.layout : 0
+        return setModifiers(depressed: m.depressed & real, latched: m.latched & real, locked: m.locked & real, layout: layout)
     }
 
     deinit {
@@ -302,6 +308,7 @@ public final class KeyboardTranslator {
     /// key, and released when it goes off: the returned events, to send. Locks are left to
     /// the lock-key synchronisation.
     public func setModifiers(depressed: UInt32, latched: UInt32, locked: UInt32, layout: UInt32) -> [KeyOutput] {
+        lastMasks = (depressed, latched, locked, layout)
         xkb_state_update_mask(state, depressed, latched, locked, 0, 0, layout)
         var out: [KeyOutput] = []
         for (role, name) in Self.synthesizable {

@@ -18,7 +18,8 @@ final class KeymapTextTests: XCTestCase {
         return String(cString: s)
     }
 
-    /// The keymap wtype makes for "aü": one key per character from keycode 9, no layout name.
+    /// A keymap as wtype makes them (one key per character from keycode 9, one level, no
+    /// layout name) for "aü", plus a two-level key as an on-screen keyboard's may have.
     static let virtualKeymap = """
         xkb_keymap {
         xkb_keycodes "(unnamed)" {
@@ -26,12 +27,14 @@ final class KeymapTextTests: XCTestCase {
         maximum = 11;
         <K1> = 9;
         <K2> = 10;
+        <K3> = 11;
         };
         xkb_types "(unnamed)" { include "complete" };
         xkb_compatibility "(unnamed)" { include "complete" };
         xkb_symbols "(unnamed)" {
         key <K1> {[a]};
         key <K2> {[udiaeresis]};
+        key <K3> {[x, X]};
         };
         };
         """
@@ -56,7 +59,7 @@ final class KeymapTextTests: XCTestCase {
     func testAKeymapChangeMidSession() throws {
         let t = try KeyboardTranslator(keymapText: try Self.keymapText("de"))
         XCTAssertEqual(press(t, Self.evdevY), sym("z"))
-        try t.setKeymap(text: try Self.keymapText("us"))
+        XCTAssertEqual(try t.setKeymap(text: try Self.keymapText("us")), [])
         XCTAssertEqual(press(t, Self.evdevY), sym("y"))
         XCTAssertEqual(t.spec.layout, "English (US)")
     }
@@ -74,14 +77,24 @@ final class KeymapTextTests: XCTestCase {
         let t = try KeyboardTranslator(keymapText: Self.virtualKeymap)
         XCTAssertEqual(press(t, 1), sym("a"))
         XCTAssertEqual(press(t, 2), sym("udiaeresis"))
-        // wtype's keymap has no Shift key: the shifted letter comes from the modifier state
+        // Shift held without a key (wtype -M shift): pressed on the server; the keymap decides
+        // what a key means under it (a one-level key stays itself, as for a native client)
         let shift: UInt32 = 1   // Shift is modifier 0 in every xkbcommon keymap
         XCTAssertEqual(t.setModifiers(depressed: shift, latched: 0, locked: 0, layout: 0),
                        [KeyOutput(keysym: sym("Shift_L"), down: true, xtKeycode: 0x2a)], "a modifier held without a key is pressed")
-        XCTAssertEqual(press(t, 1), sym("A"))
-        XCTAssertEqual(press(t, 2), sym("Udiaeresis"))
+        XCTAssertEqual(press(t, 1), sym("a"))
+        XCTAssertEqual(press(t, 3), sym("X"))
         XCTAssertEqual(t.setModifiers(depressed: 0, latched: 0, locked: 0, layout: 0),
                        [KeyOutput(keysym: sym("Shift_L"), down: false, xtKeycode: 0x2a)])
+    }
+
+    /// sway sends a virtual keyboard's keymap again after its modifiers: Shift stays held.
+    func testModifiersCarryOverANewKeymap() throws {
+        let t = try KeyboardTranslator(keymapText: Self.virtualKeymap)
+        XCTAssertEqual(t.setModifiers(depressed: 1, latched: 0, locked: 0, layout: 0).count, 1)
+        XCTAssertEqual(try t.setKeymap(text: Self.virtualKeymap), [], "Shift_L stays down on the server")
+        XCTAssertEqual(press(t, 3), sym("X"))
+        XCTAssertEqual(t.setModifiers(depressed: 0, latched: 0, locked: 0, layout: 0).map(\.down), [false])
     }
 
     func testModifiersFromARealShiftKeyAreNotPressedTwice() throws {
