@@ -263,7 +263,12 @@ public final class InputController {
     // MARK: keys
 
     /// A key event in plain values.
-    public func key(_ k: KeyInput) -> [WindowAction] {
+    public func key(_ key: KeyInput) -> [WindowAction] {
+        var k = key
+        // keys from the window system's own keymap (Wayland): which key the UI sees is the
+        // keymap's business (a virtual keyboard's key codes are slots, not positions)
+        if let evdev = k.evdevCode, let t = keyTranslator as? KeymapTaking,
+           let ui = t.uiScancode(forEvdev: Int(evdev)) { k.scancode = Int32(ui) }
         if k.down { held.insert(k.scancode) } else { held.remove(k.scancode) }
         let r = ui.key(UIKeyEvent(HIDUsage.uiKey(k.scancode), down: k.down, isRepeat: k.isRepeat, ctrlAlt: ctrlAltHeld))
         guard r == .desktop else { return perform(r) }

@@ -19,6 +19,9 @@ public protocol KeymapTaking: KeyTranslating {
     func setModifiers(_ m: ModifierMasks) -> [KeyOutput]
     /// Releases what `setModifiers` pressed (focus lost).
     func releaseSynthesized() -> [KeyOutput]
+    /// The HID usage the viewer's UI reads for a key that came as an evdev code under this
+    /// keymap (a virtual keyboard's keys by keysym), nil when unknown.
+    func uiScancode(forEvdev evdev: Int) -> Int?
 }
 
 /// The built-in translator: layout-independent keys plus US ASCII from the local key code; the
@@ -89,4 +92,6 @@ public final class XKBKeyTranslator: KeymapTaking {
     }
 
     public func releaseSynthesized() -> [KeyOutput] { translator.releaseSynthesized() }
+
+    public func uiScancode(forEvdev evdev: Int) -> Int? { translator.uiScancode(forEvdev: evdev) }
 }

@@ -507,6 +507,43 @@ public final class KeyboardTranslator {
         return code == 0 ? nil : code
     }
 
+    /// The HID usage the viewer's own shortcuts and UI read for a key that came as an evdev
+    /// code: its position, except in a keymap without a layout name (a virtual keyboard's:
+    /// wtype, an on-screen keyboard), whose key codes are just slots: there the key's keysym
+    /// says which key it is (F11 is F11 wherever it sits), as SDL does for such keyboards.
+    public func uiScancode(forEvdev evdev: Int) -> Int? {
+        guard evdev > 0, evdev <= Self.maxEvdevCode else { return nil }
+        if xkb_keymap_layout_get_name(keymap, 0) == nil {
+            var syms: UnsafePointer<xkb_keysym_t>?
+            let n = xkb_keymap_key_get_syms_by_level(keymap, UInt32(evdev + 8), 0, 0, &syms)
+            if n > 0, let syms, let hid = Self.hidUsage(forKeysym: syms[0]) { return hid }
+        }
+        return Self.scancode(forEvdev: evdev)
+    }
+
+    /// The HID usage of the key that gives `sym` on a US keyboard, for the keys the viewer's UI
+    /// reads (function keys, editing and arrow keys, letters, digits, modifiers); nil otherwise.
+    static func hidUsage(forKeysym sym: UInt32) -> Int? {
+        switch sym {
+        case 0xffbe...0xffc9: return 0x3a + Int(sym - 0xffbe)               // F1...F12
+        case 0x61...0x7a: return 0x04 + Int(sym - 0x61)                     // a...z
+        case 0x41...0x5a: return 0x04 + Int(sym - 0x41)                     // A...Z
+        case 0x31...0x39: return 0x1e + Int(sym - 0x31)                     // 1...9
+        case 0x30: return 0x27
+        case 0xffb1...0xffb9: return 0x59 + Int(sym - 0xffb1)               // KP_1...KP_9
+        case 0xffb0: return 0x62
+        default: return keysymHID[sym]
+        }
+    }
+
+    private static let keysymHID: [UInt32: Int] = [
+        0xff1b: 0x29, 0xff0d: 0x28, 0xff8d: 0x58, 0x20: 0x2c, 0xff09: 0x2b, 0xff08: 0x2a,   // Escape Return KP_Enter space Tab BackSpace
+        0xff51: 0x50, 0xff52: 0x52, 0xff53: 0x4f, 0xff54: 0x51,                             // arrows
+        0xff50: 0x4a, 0xff57: 0x4d, 0xff55: 0x4b, 0xff56: 0x4e, 0xffff: 0x4c, 0xff63: 0x49, // Home End PgUp PgDn Delete Insert
+        0xffe1: 0xe1, 0xffe2: 0xe5, 0xffe3: 0xe0, 0xffe4: 0xe4,                             // Shift, Control
+        0xffe9: 0xe2, 0xffea: 0xe6, 0xffeb: 0xe3, 0xffec: 0xe7,                             // Alt, Super
+    ]
+
     /// USB HID usage id (SDL2 scancode) of a Linux evdev code, nil for keys we do not know:
     /// keys that come as evdev codes (Wayland) still drive the viewer's own shortcuts by HID.
     public static func scancode(forEvdev evdev: Int) -> Int? {

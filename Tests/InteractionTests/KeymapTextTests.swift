@@ -115,6 +115,18 @@ final class KeymapTextTests: XCTestCase {
         XCTAssertEqual(press(t, Self.evdevY), sym("z"), "the second layout")
     }
 
+    /// A virtual keyboard's F11 (wtype -k F11: keycode 9, Escape's position) is F11 to the UI;
+    /// a named layout's keys are their positions.
+    func testTheUIKeyOfAVirtualKeyboardsKeyIsItsKeysym() throws {
+        let vk = Self.virtualKeymap.replacingOccurrences(of: "key <K1> {[a]};", with: "key <K1> {[F11]};")
+        let t = try KeyboardTranslator(keymapText: vk)
+        XCTAssertEqual(t.uiScancode(forEvdev: 1), Int(HIDUsage.f11))
+        XCTAssertEqual(t.uiScancode(forEvdev: 3), 0x1b, "x")
+        let de = try KeyboardTranslator(keymapText: try Self.keymapText("de"))
+        XCTAssertEqual(de.uiScancode(forEvdev: 21), 0x1c, "German Z on the Y position: the position")
+        XCTAssertEqual(de.uiScancode(forEvdev: 87), Int(HIDUsage.f11))
+    }
+
     func testEvdevToHIDForTheViewersOwnShortcuts() {
         XCTAssertEqual(KeyboardTranslator.scancode(forEvdev: 66), Int(HIDUsage.f8))
         XCTAssertEqual(KeyboardTranslator.scancode(forEvdev: 30), Int(HIDUsage.a))

@@ -47,12 +47,26 @@ final class WaylandKeyboardInteropTests: XCTestCase {
                                    arguments: ["-display", server.displayName, "-geometry", "1024x768+0+0", "-event", "keyboard"],
                                    logURL: log)
         addTeardownBlock { xev.stop() }
-        XCTAssertTrue(poll(timeout: 10) { (try? String(contentsOf: log, encoding: .utf8))?.contains("Event") ?? false }, "xev started")
+        // xev prints nothing before its first event: give it a moment to map its window
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertTrue(xev.isRunning, "xev started: \(xev.logTail())")
         return log
     }
 
     private func keysyms(_ log: URL) -> [String] {
         InputInteropTests.parseXev((try? String(contentsOf: log, encoding: .utf8)) ?? "").0
+    }
+
+    /// Whether sway's focused window is the viewer's (its title names the harness desktop).
+    private func viewerFocused(_ desktop: WaylandDesktop, _ dir: URL) -> Bool {
+        guard let json = try? desktop.swaymsg(["-t", "get_tree"], in: dir),
+              let tree = try? JSONSerialization.jsonObject(with: Data(json.utf8)) else { return false }
+        func walk(_ n: Any) -> Bool {
+            guard let d = n as? [String: Any] else { return false }
+            if d["focused"] as? Bool == true, (d["name"] as? String ?? "").contains("farcast-interop") { return true }
+            return ((d["nodes"] as? [Any] ?? []) + (d["floating_nodes"] as? [Any] ?? [])).contains(where: walk)
+        }
+        return walk(tree)
     }
 
     private func text(_ url: URL) -> String { (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
@@ -109,21 +123,23 @@ final class WaylandKeyboardInteropTests: XCTestCase {
         let log = try xev(server, dir)
         let desktop = try startWaylandDesktop(.sway, dir: dir)
         let runs = Int(ProcessInfo.processInfo.environment["FARCAST_WL_CRASH_RUNS"] ?? "") ?? 5
-        var died = 0, guarded = 0
+        var died = 0, guarded = 0, keys = 0
         for n in 1...runs {
             let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, name: "viewer-\(n)",
                                                   environment: Self.viewerEnvironment)
+            XCTAssertTrue(poll(timeout: 5) { viewerFocused(desktop, dir) }, "run \(n): the viewer has the focus")
             let before = keysyms(log).count
             try desktop.wtype(["a"], in: dir)
             let arrived = poll(timeout: 5) { keysyms(log).count > before }
             Thread.sleep(forTimeInterval: 0.5)
             if !viewer.isRunning { died += 1 }
             if viewer.log.contains("xkb guard:") { guarded += 1 }
+            if arrived { keys += 1 }
             XCTAssertTrue(viewer.isRunning, "run \(n): the viewer died: \(viewer.logTail())")
             XCTAssertTrue(arrived, "run \(n): the key held in enter reached the server: \(keysyms(log))")
             viewer.stop()
         }
-        print("wayland keyboard crash trigger: \(died) of \(runs) runs died; the guards changed SDL's calls in \(guarded)")
+        print("wayland keyboard crash trigger: \(died) of \(runs) runs died; the key reached the server in \(keys); the guards changed SDL's calls in \(guarded)")
         XCTAssertEqual(died, 0)
     }
 
