@@ -57,13 +57,13 @@ final class WaylandKeyboardInteropTests: XCTestCase {
         InputInteropTests.parseXev((try? String(contentsOf: log, encoding: .utf8)) ?? "").0
     }
 
-    /// Whether sway's focused window is the viewer's (its title names the harness desktop).
+    /// Whether sway's focus is on a window (the viewer's: the only one on this desktop).
     private func viewerFocused(_ desktop: WaylandDesktop, _ dir: URL) -> Bool {
         guard let json = try? desktop.swaymsg(["-t", "get_tree"], in: dir),
               let tree = try? JSONSerialization.jsonObject(with: Data(json.utf8)) else { return false }
         func walk(_ n: Any) -> Bool {
             guard let d = n as? [String: Any] else { return false }
-            if d["focused"] as? Bool == true, (d["name"] as? String ?? "").contains("farcast-interop") { return true }
+            if d["focused"] as? Bool == true, d["type"] as? String == "con" { return true }
             return ((d["nodes"] as? [Any] ?? []) + (d["floating_nodes"] as? [Any] ?? [])).contains(where: walk)
         }
         return walk(tree)
@@ -108,6 +108,30 @@ final class WaylandKeyboardInteropTests: XCTestCase {
         XCTAssertTrue(poll(timeout: 10) { keysyms(log).count >= want.count }, "\(keysyms(log)); \(viewer.logTail())")
         XCTAssertEqual(keysyms(log), want, viewer.logTail())
         XCTAssertTrue(viewer.log.contains("keyboard: the compositor's keymap"), viewer.logTail())
+    }
+
+    /// The credential prompt reads SDL's text input, which SDL gives on Wayland too (wtype's
+    /// keys, through sway): the password typed reaches the server, which lets the viewer in.
+    func testTheCredentialPromptTakesTypedText() throws {
+        try WaylandDesktop.skipUnlessAvailable(.sway, tools: ["wtype", "swaymsg"])
+        let dir = try workDir()
+        var o = VNCServer.Options()
+        o.content = .blank
+        o.security = .vncAuth(password: "pässw0rd")
+        let server = try startServer(.xvnc, o)
+        let desktop = try startWaylandDesktop(.sway, dir: dir)
+        let env = desktop.nativeClient.merging(Self.viewerEnvironment) { $1 }.merging(["HOME": dir.path]) { $1 }
+        let viewer = try ChildProcess(name: "viewer", executable: viewerPath,
+                                      arguments: ["127.0.0.1::\(server.port)", "--encodings", "raw", "-v"],
+                                      logURL: dir.appendingPathComponent("viewer.log"), environment: env)
+        addTeardownBlock { viewer.stop() }
+        XCTAssertTrue(poll(timeout: 20) { viewer.log.contains("authenticating") && viewerFocused(desktop, dir) || !viewer.isRunning },
+                      "the prompt is up: \(viewer.logTail())")
+        Thread.sleep(forTimeInterval: 0.5)
+        try desktop.type("pässw0rd", in: dir)
+        try desktop.wtype(["-s", "300", "-k", "Return"], in: dir)
+        XCTAssertTrue(poll(timeout: 10) { viewer.log.contains("viewer: ready") }, "the password was accepted: \(viewer.logTail())")
+        XCTAssertTrue(viewer.isRunning)
     }
 
     // MARK: SDL 2.26's crash
