@@ -199,20 +199,4 @@ final class WaylandKeyboardInteropTests: XCTestCase {
         let grabbed = Array(keysyms(log).dropFirst(start))
         XCTAssertEqual(grabbed, ["Super_L", "Return", "Alt_L", "Tab", "x"], viewer.logTail())
     }
-
-    // MARK: XWayland
-
-    /// The same typing through sway's XWayland (the viewer as an X11 client).
-    func testTypedTextThroughXWayland() throws {
-        try WaylandDesktop.skipUnlessAvailable(.sway, tools: ["wtype", "xterm", "Xwayland", "xhost"])
-        let dir = try workDir()
-        let server = try server(dir)
-        let typed = try xtermCat(server, dir)
-        let desktop = try startWaylandDesktop(.sway, xwayland: true, dir: dir)
-        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, xwayland: true)
-        try desktop.type("Hello Wörld", in: dir)
-        try desktop.wtype(["-s", "300", "-k", "Return"], in: dir)
-        XCTAssertTrue(poll(timeout: 10) { text(typed).hasSuffix("\n") }, "a line reached the server: \(text(typed).debugDescription); \(viewer.logTail())")
-        XCTAssertEqual(text(typed), "Hello Wörld\n", "viewer: \(viewer.logTail())")
-    }
 }
