@@ -10,9 +10,6 @@ import Glibc
 /// keymap decides each key, keymaps change mid-session, SDL 2.26's crash on a virtual
 /// keyboard's first key does not kill the viewer, and the grab is the shortcuts inhibitor.
 final class WaylandKeyboardInteropTests: XCTestCase {
-    /// Until the render fix (branch wlpresent) is on main the viewer needs GL on a GPU-less Wayland.
-    static let viewerEnvironment = ["SDL_RENDER_DRIVER": "opengl"]
-
     private func workDir() throws -> URL {
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-wlkeys-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -81,7 +78,7 @@ final class WaylandKeyboardInteropTests: XCTestCase {
         let server = try server(dir)
         let typed = try xtermCat(server, dir)
         let desktop = try startWaylandDesktop(.sway, dir: dir)
-        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, environment: Self.viewerEnvironment)
+        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir)
         try desktop.type("junk", in: dir)
         try desktop.wtype(["-s", "300", "-M", "ctrl", "u", "-m", "ctrl"], in: dir)
         try desktop.type("Hello Wörld", in: dir)
@@ -101,7 +98,7 @@ final class WaylandKeyboardInteropTests: XCTestCase {
         let server = try server(dir)
         let log = try xev(server, dir)
         let desktop = try startWaylandDesktop(.sway, dir: dir)
-        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, environment: Self.viewerEnvironment)
+        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir)
         try desktop.type("ab", in: dir)
         try desktop.type("üß", in: dir)
         let want = ["a", "b", "udiaeresis", "ssharp"]
@@ -120,7 +117,7 @@ final class WaylandKeyboardInteropTests: XCTestCase {
         o.security = .vncAuth(password: "pässw0rd")
         let server = try startServer(.xvnc, o)
         let desktop = try startWaylandDesktop(.sway, dir: dir)
-        let env = desktop.nativeClient.merging(Self.viewerEnvironment) { $1 }.merging(["HOME": dir.path]) { $1 }
+        let env = desktop.nativeClient.merging(["HOME": dir.path]) { $1 }
         let viewer = try ChildProcess(name: "viewer", executable: viewerPath,
                                       arguments: ["127.0.0.1::\(server.port)", "--encodings", "raw", "-v"],
                                       logURL: dir.appendingPathComponent("viewer.log"), environment: env)
@@ -149,8 +146,7 @@ final class WaylandKeyboardInteropTests: XCTestCase {
         let runs = Int(ProcessInfo.processInfo.environment["FARCAST_WL_CRASH_RUNS"] ?? "") ?? 5
         var died = 0, guarded = 0, keys = 0
         for n in 1...runs {
-            let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, name: "viewer-\(n)",
-                                                  environment: Self.viewerEnvironment)
+            let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, name: "viewer-\(n)")
             XCTAssertTrue(poll(timeout: 5) { viewerFocused(desktop, dir) }, "run \(n): the viewer has the focus")
             let before = keysyms(log).count
             try desktop.wtype(["a"], in: dir)
@@ -171,7 +167,8 @@ final class WaylandKeyboardInteropTests: XCTestCase {
 
     /// With sway binding Super+Return and Alt+Tab, the windowed viewer does not get them; full
     /// screen (F11) asks for the shortcuts inhibitor, sway grants it, the viewer says so, and
-    /// both combinations reach the server.
+    /// both combinations reach the server; when the user takes the shortcuts back (sway's
+    /// `shortcuts_inhibitor deactivate`) the viewer says that too.
     func testTheGrabSendsSuperAndAltTabToTheServer() throws {
         try WaylandDesktop.skipUnlessAvailable(.sway, tools: ["wtype", "xev", "swaymsg"])
         let dir = try workDir()
@@ -180,7 +177,7 @@ final class WaylandKeyboardInteropTests: XCTestCase {
         let desktop = try startWaylandDesktop(.sway, dir: dir)
         try desktop.swaymsg(["bindsym", "Mod4+Return", "nop"], in: dir)
         try desktop.swaymsg(["bindsym", "Mod1+Tab", "nop"], in: dir)
-        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, environment: Self.viewerEnvironment)
+        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir)
         func combos() throws {
             try desktop.wtype(["-s", "300", "-M", "logo", "-k", "Return", "-m", "logo"], in: dir)
             try desktop.wtype(["-s", "300", "-M", "alt", "-k", "Tab", "-m", "alt"], in: dir)
@@ -198,5 +195,9 @@ final class WaylandKeyboardInteropTests: XCTestCase {
         XCTAssertTrue(poll(timeout: 10) { keysyms(log).dropFirst(start).contains("x") }, "\(keysyms(log)); \(viewer.logTail())")
         let grabbed = Array(keysyms(log).dropFirst(start))
         XCTAssertEqual(grabbed, ["Super_L", "Return", "Alt_L", "Tab", "x"], viewer.logTail())
+        // the user takes the shortcuts back (sway's own command for it): the viewer says so
+        try desktop.swaymsg(["seat", "-", "shortcuts_inhibitor", "deactivate"], in: dir)
+        XCTAssertTrue(poll(timeout: 10) { viewer.log.contains("The compositor keeps its shortcuts") },
+                      "the inhibitor went inactive: \(viewer.logTail())")
     }
 }
