@@ -200,4 +200,60 @@ final class WaylandKeyboardInteropTests: XCTestCase {
         XCTAssertTrue(poll(timeout: 10) { viewer.log.contains("The compositor keeps its shortcuts") },
                       "the inhibitor went inactive: \(viewer.logTail())")
     }
+
+    // MARK: mutter
+
+    /// GNOME's compositor: no virtual-keyboard protocol, so keys come through mutter's own
+    /// org.gnome.Mutter.RemoteDesktop D-Bus API (scripts/wayland/mutter-type.c, run as the
+    /// compositor's user on its session bus). mutter's keymap (a named US layout) translates
+    /// them; Shift is a key here. mutter 43 types only keysyms its keymap has (no ü).
+    func testTypedTextOnMutterReachesTheServersXterm() throws {
+        try WaylandDesktop.skipUnlessAvailable(.mutter, tools: ["xterm", "cc", "pkg-config"])
+        let dir = try workDir()
+        let typer = try buildMutterType(dir)
+        let server = try server(dir)
+        let typed = try xtermCat(server, dir)
+        let desktop = try startWaylandDesktop(.mutter, dir: dir)
+        let bus = try XCTUnwrap(sessionBus(of: desktop), "mutter's session bus")
+        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir)
+        Thread.sleep(forTimeInterval: 3)   // mapped and focused (mutter has no tree to ask)
+        try runTool("setpriv", ["--reuid", "farcast-wl", "--regid", "farcast-wl", "--init-groups",
+                                "env", "DBUS_SESSION_BUS_ADDRESS=\(bus)", typer.path,
+                                "H", "e", "l", "l", "o", "+Shift_L", "w", "-Shift_L", "Return"], in: dir, timeout: 20)
+        XCTAssertTrue(poll(timeout: 10) { text(typed).hasSuffix("\n") }, "a line reached the server: \(text(typed).debugDescription); \(viewer.logTail())")
+        XCTAssertEqual(text(typed), "HelloW\n", "viewer: \(viewer.logTail())")
+        XCTAssertTrue(viewer.log.contains("layout English (US)) translates the keys"), viewer.logTail())
+        XCTAssertTrue(viewer.isRunning)
+    }
+
+    /// scripts/wayland/mutter-type.c compiled into `dir` (skips without GIO's headers).
+    private func buildMutterType(_ dir: URL) throws -> URL {
+        let out = dir.appendingPathComponent("mutter-type")
+        let src = InteropTools.repoRoot.appendingPathComponent("scripts/wayland/mutter-type.c").path
+        let r = try runTool("sh", ["-c", "cc -o '\(out.path)' '\(src)' $(pkg-config --cflags --libs gio-2.0 xkbcommon)"],
+                            in: dir, timeout: 120, allowFailure: true)
+        guard r.status == 0 else {
+            let msg = "mutter-type does not build (libglib2.0-dev, libxkbcommon-dev): \(r.stderr)"
+            if ProcessInfo.processInfo.environment["FARCAST_INTEROP_REQUIRED"] == "1" { throw HarnessError(msg) }
+            throw XCTSkip(msg)
+        }
+        // the compositor's user runs it
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir.path)
+        return out
+    }
+
+    /// The session bus mutter runs on (dbus-run-session's, in mutter's environment).
+    private func sessionBus(of desktop: WaylandDesktop) -> String? {
+        let runtime = desktop.wayland["XDG_RUNTIME_DIR"] ?? ""
+        for pid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int(pid) != nil {
+            guard (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.hasPrefix("mutter") == true,
+                  let env = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { continue }
+            let vars = env.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            guard vars.contains("XDG_RUNTIME_DIR=\(runtime)") else { continue }
+            if let bus = vars.first(where: { $0.hasPrefix("DBUS_SESSION_BUS_ADDRESS=") }) {
+                return String(bus.dropFirst("DBUS_SESSION_BUS_ADDRESS=".count))
+            }
+        }
+        return nil
+    }
 }
