@@ -200,13 +200,28 @@ public final class InputController {
 
     /// One input event; returns what the window has to do about it (RFB input has gone to the
     /// sink meanwhile).
-    public func handle(_ e: InputEvent) -> [WindowAction] {
+    public func handle(_ event: InputEvent) -> [WindowAction] {
+        var e = event
+        // keys from the window system's own keymap (Wayland): which key the UI and the PIN pad
+        // see is the keymap's business (a virtual keyboard's key codes are slots, not positions)
+        if case .key(var k) = event, let evdev = k.evdevCode, let t = keyTranslator as? KeymapTaking,
+           let ui = t.uiScancode(forEvdev: Int(evdev)) {
+            k.scancode = Int32(ui)
+            e = .key(k)
+        }
         switch e {
         case .focusLost:
             releaseAll(); held.removeAll()
             if let t = keyTranslator as? KeymapTaking { sendKeys(t.releaseSynthesized()) }
             return []
         case .focusGained:
+            return []
+        case .keymapChanged(let text?):
+            return keymapChanged(text)
+        case .keyboardModifiers(let m):
+            // before the PIN pad: what the keys mean must stay current while it is up
+            guard let t = keyTranslator as? KeymapTaking else { return [] }
+            sendKeys(t.setModifiers(m))
             return []
         case _ where pin.pad != nil:
             return handlePin(e)
@@ -221,16 +236,12 @@ public final class InputController {
         case .finger(let id, let phase, let x, let y, let time):
             let (w, h) = touchArea
             return touch(TouchEvent(finger: id, phase, x: x * w, y: y * h, time: time))
-        case .keymapChanged(let text?):
-            return keymapChanged(text)
-        case .keymapChanged(nil), .text:
+        case .keymapChanged, .text:
             // without the keymap itself (SDL_KEYMAPCHANGED) the translator keeps the layout
             // detected at start; text is for the prompt, never the server (keys go by keysym)
             return []
-        case .keyboardModifiers(let m):
-            guard let t = keyTranslator as? KeymapTaking else { return [] }
-            sendKeys(t.setModifiers(m))
-            return []
+        case .keyboardModifiers:
+            return []   // taken above
         }
     }
 
@@ -241,6 +252,8 @@ public final class InputController {
     func keymapChanged(_ text: String) -> [WindowAction] {
         for (_, out) in pressed { sink?.sendKey(out.keysym, down: false, xtKeycode: out.xtKeycode) }
         pressed.removeAll()
+        // the UI keys of held keys may differ under the new keymap: their releases would not match
+        held.removeAll()
         do {
             if let t = keyTranslator as? KeymapTaking {
                 sendKeys(try t.setKeymap(text: text))
@@ -263,12 +276,7 @@ public final class InputController {
     // MARK: keys
 
     /// A key event in plain values.
-    public func key(_ key: KeyInput) -> [WindowAction] {
-        var k = key
-        // keys from the window system's own keymap (Wayland): which key the UI sees is the
-        // keymap's business (a virtual keyboard's key codes are slots, not positions)
-        if let evdev = k.evdevCode, let t = keyTranslator as? KeymapTaking,
-           let ui = t.uiScancode(forEvdev: Int(evdev)) { k.scancode = Int32(ui) }
+    public func key(_ k: KeyInput) -> [WindowAction] {
         if k.down { held.insert(k.scancode) } else { held.remove(k.scancode) }
         let r = ui.key(UIKeyEvent(HIDUsage.uiKey(k.scancode), down: k.down, isRepeat: k.isRepeat, ctrlAlt: ctrlAltHeld))
         guard r == .desktop else { return perform(r) }

@@ -164,6 +164,19 @@ final class KeymapTextTests: XCTestCase {
                                      .key(sym("C"), down: false, xt: 0x2e), .key(sym("Shift_L"), down: false, xt: 0x2a)])
     }
 
+    /// `wtype -k F11`: F11 in the keymap's first slot (Escape's position) toggles full screen
+    /// and nothing reaches the server.
+    func testAVirtualKeyboardsF11IsTheViewersShortcut() throws {
+        let sink = RecordingSink()
+        let r = InputController(sink: sink, keyTranslator: KeyMapTranslator())
+        let vk = Self.virtualKeymap.replacingOccurrences(of: "key <K1> {[a]};", with: "key <K1> {[F11]};")
+        _ = r.handle(.keymapChanged(keymap: vk))
+        let down = r.handle(.key(KeyInput(scancode: Int32(KeyboardTranslator.scancode(forEvdev: 1) ?? 0), sym: 0, down: true, evdevCode: 1)))
+        _ = r.handle(.key(KeyInput(scancode: Int32(KeyboardTranslator.scancode(forEvdev: 1) ?? 0), sym: 0, down: false, evdevCode: 1)))
+        XCTAssertTrue(down.contains(.toggleFullscreen), "\(down)")
+        XCTAssertEqual(sink.take(), [])
+    }
+
     func testFocusLossReleasesAHeldOnScreenModifier() throws {
         let sink = RecordingSink()
         let r = InputController(sink: sink, keyTranslator: XKBKeyTranslator(try KeyboardTranslator(keymapText: Self.virtualKeymap)))
