@@ -212,6 +212,28 @@ final class WaylandKeyboardInteropTests: XCTestCase {
                       "the inhibitor went inactive: \(viewer.logTail())")
     }
 
+    // MARK: XWayland
+
+    /// The viewer as an X11 client through sway's XWayland, typed on by a keyboard with a full
+    /// German keymap (vk-keymap: key codes are positions, as a real keyboard's) and told
+    /// `--keyboard de`: capitals and ö reach the xterm. (wtype through XWayland types wrong:
+    /// its key codes are slots, and the X11 path reads positions; see the README.)
+    func testTypedTextThroughXWayland() throws {
+        try WaylandDesktop.skipUnlessAvailable(.sway, tools: ["xterm", "Xwayland", "xhost", "cc", "pkg-config"])
+        let dir = try workDir()
+        let vk = try buildTool("vk-keymap", "wayland-client xkbcommon", dir)
+        let server = try server(dir)
+        let typed = try xtermCat(server, dir)
+        let desktop = try startWaylandDesktop(.sway, xwayland: true, dir: dir)
+        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, ["--keyboard", "de"], xwayland: true)
+        XCTAssertTrue(poll(timeout: 5) { viewerFocused(desktop, dir) }, "the viewer has the focus")
+        // Shift+H, e, l, l, o, Shift+Z's position on a German keyboard (Y), ö's (semicolon), Return
+        let keys = ["+42", "35", "-42", "18", "38", "38", "24", "+42", "21", "-42", "39", "28"]
+        try runTool(vk.path, ["de"] + keys, in: dir, environment: desktop.wayland, timeout: 20)
+        XCTAssertTrue(poll(timeout: 10) { text(typed).hasSuffix("\n") }, "a line reached the server: \(text(typed).debugDescription); \(viewer.logTail())")
+        XCTAssertEqual(text(typed), "HelloZö\n", "viewer: \(viewer.logTail())")
+    }
+
     // MARK: mutter
 
     /// GNOME's compositor: no virtual-keyboard protocol, so keys come through mutter's own
