@@ -41,13 +41,17 @@ let package = Package(
         // the launcher's discovery of hosts on the network (avahi-daemon over D-Bus)
         .systemLibrary(name: "CAvahi", path: "Sources/CAvahi", pkgConfig: "avahi-client",
                        providers: [.apt(["libavahi-client-dev"])]),
+        // our own libwayland-client calls on SDL's connection: the seat probe before SDL_Init and
+        // the wl_shm presenter for Wayland without a GPU (wayland-client.pc from libwayland-dev)
+        .target(name: "CWaylandPresent", path: "Sources/CWaylandPresent",
+                linkerSettings: [.linkedLibrary("wayland-client")]),
         .target(name: "RFB", dependencies: ["CZlib", "CTurboJPEG", "COpenSSL", "CPNG", "CAVCodec"]),
         .target(name: "VNCSession", dependencies: ["RFB", "CSystem", "CAvahi"]),
         // The files sessions become and come from: PNG, FBS (reading, writing, the recorder),
         // the decode benchmark.
         .target(name: "FarcastTools", dependencies: ["RFB", "CZlib"]),
         .target(name: "Interaction", dependencies: ["RFB", "CXKBCommon"]),
-        .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "FarcastTools", "CSDL2", "CSDL2TTF", "CXCB", "CPNG"]),
+        .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "FarcastTools", "CSDL2", "CSDL2TTF", "CXCB", "CPNG", "CWaylandPresent"]),
         .executableTarget(name: "viewer", dependencies: [
             "RFB", "VNCSession", "Interaction", "SDLViewer", "FarcastTools", "CSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
