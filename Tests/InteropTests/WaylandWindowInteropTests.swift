@@ -54,18 +54,38 @@ final class WaylandWindowInteropTests: XCTestCase {
         XCTAssertTrue(v.isRunning, v.logTail())
     }
 
-    /// --fullscreen on sway: the compositor reports the window full screen, the picture exact.
+    /// Whether sway's one client window (the node with a pid) is full screen; nil when there is
+    /// none (sway's workspaces carry a fullscreen_mode of their own, so the tree's text will not do).
+    private func viewFullscreen(_ desktop: WaylandDesktop, _ dir: URL) -> Bool? {
+        guard let json = try? desktop.swaymsg(["-t", "get_tree", "-r"], in: dir),
+              let tree = try? JSONSerialization.jsonObject(with: Data(json.utf8)) else { return nil }
+        func find(_ node: Any) -> Bool? {
+            guard let n = node as? [String: Any] else { return nil }
+            if n["pid"] != nil, let mode = n["fullscreen_mode"] as? Int { return mode == 1 }
+            for key in ["nodes", "floating_nodes"] {
+                for child in (n[key] as? [Any]) ?? [] { if let r = find(child) { return r } }
+            }
+            return nil
+        }
+        return find(tree)
+    }
+
+    /// --fullscreen on sway: the compositor reports the window full screen, the picture exact;
+    /// F11 leaves it.
     func testFullscreenOnSway() throws {
         try WaylandDesktop.skipUnlessAvailable(.sway, tools: ["grim", "swaymsg"])
         let dir = try workDir()
         let desktop = try startWaylandDesktop(.sway, dir: dir)
         let server = try startServer(.xvnc)
         let v = try startViewerOnWayland(desktop, port: server.port, dir: dir, ["--fullscreen"])
-        let full = poll(timeout: 10, interval: 0.2) {
-            ((try? desktop.swaymsg(["-t", "get_tree"], in: dir)) ?? "").contains("\"fullscreen_mode\": 1")
-        }
+        let full = poll(timeout: 10, interval: 0.2) { viewFullscreen(desktop, dir) == true }
         XCTAssertTrue(full, "sway reports no full-screen window: \(v.logTail())")
         try assertScreenMatches(desktop, server, "fullscreen", dir: dir)
+        // F11 (typed after a pause, as a real keyboard gives its keymap first) leaves full screen
+        try desktop.wtype(["-s", "300", "-k", "F11"], in: dir)
+        let windowed = poll(timeout: 10, interval: 0.2) { viewFullscreen(desktop, dir) == false }
+        XCTAssertTrue(windowed, "F11 did not leave full screen: \(v.logTail())")
+        XCTAssertTrue(v.isRunning, v.logTail())
     }
 
     /// The launcher and `viewer play` windows start natively and present.
@@ -122,15 +142,15 @@ final class WaylandWindowInteropTests: XCTestCase {
         XCTAssertTrue(x11.isRunning, x11.logTail())
     }
 
-    /// mutter (GNOME's compositor) headless: the viewer starts natively and stays up. mutter has
-    /// no screencopy for grim, so the picture is not checked here.
+    /// mutter (GNOME's compositor) headless: the viewer starts natively, full screen, and stays
+    /// up. mutter has no screencopy for grim, so the picture is not checked here.
     func testMutterStartsAndStaysUp() throws {
         try WaylandDesktop.skipUnlessAvailable(.mutter)
         let dir = try workDir()
         let desktop = try startWaylandDesktop(.mutter, dir: dir)
         let server = try startServer(.xvnc)
-        let v = try startViewerOnWayland(desktop, port: server.port, dir: dir)
-        XCTAssertTrue(v.log.contains("window: wayland"), v.logTail(30))
+        let v = try startViewerOnWayland(desktop, port: server.port, dir: dir, ["--fullscreen"])
+        XCTAssertTrue(v.log.contains("window: wayland, no GPU"), v.logTail(30))
         Thread.sleep(forTimeInterval: 2)
         XCTAssertTrue(v.isRunning, v.logTail())
         XCTAssertTrue(v.log.contains("viewer: ready"), v.logTail())
