@@ -48,13 +48,17 @@ let package = Package(
         // Our own wl_seat / wl_keyboard and keyboard-shortcuts inhibitor on SDL's Wayland
         // display (protocol code from scripts/wayland/generate-protocols.sh)
         .target(name: "CWaylandKeyboard", linkerSettings: [.linkedLibrary("wayland-client")]),
+        // our own libwayland-client calls on SDL's connection: the seat probe before SDL_Init and
+        // the wl_shm presenter for Wayland without a GPU (wayland-client.pc from libwayland-dev)
+        .target(name: "CWaylandPresent", path: "Sources/CWaylandPresent",
+                linkerSettings: [.linkedLibrary("wayland-client")]),
         .target(name: "RFB", dependencies: ["CZlib", "CTurboJPEG", "COpenSSL", "CPNG", "CAVCodec"]),
         .target(name: "VNCSession", dependencies: ["RFB", "CSystem", "CAvahi"]),
         // The files sessions become and come from: PNG, FBS (reading, writing, the recorder),
         // the decode benchmark.
         .target(name: "FarcastTools", dependencies: ["RFB", "CZlib"]),
         .target(name: "Interaction", dependencies: ["RFB", "CXKBCommon"]),
-        .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "FarcastTools", "CSDL2", "CSDL2TTF", "CXCB", "CPNG", "CWaylandKeyboard"]),
+        .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "FarcastTools", "CSDL2", "CSDL2TTF", "CXCB", "CPNG", "CWaylandKeyboard", "CWaylandPresent"]),
         .executableTarget(name: "viewer", dependencies: [
             "RFB", "VNCSession", "Interaction", "SDLViewer", "FarcastTools", "CSystem", "CXKBGuard",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -26,6 +26,7 @@ struct LauncherCommand: ParsableCommand {
         let window = ViewerConfiguration.fromEnvironment(env)
         w.renderDriver = window.renderDriver
         w.fontPath = window.fontPath
+        prepareVideoDriver(env)
         let status: Int32
         do { status = try w.run() } catch { die("\(error)") }
         if status != 0 { throw ExitCode(status) }

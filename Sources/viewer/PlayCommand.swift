@@ -49,6 +49,7 @@ struct PlayCommand: ParsableCommand {
         c.scaling = scale
         c.player = player
         c.clipboardDirection = .off
+        prepareVideoDriver()
         let w = ViewerWindow(session: player.session, configuration: c)
         do { _ = try w.run() } catch { die("\(error)") }
     }

@@ -126,6 +126,7 @@ struct ViewCommand: ParsableCommand {
         c.rotation = rotate
         c.audioWanted = audio
         if let n = recordingMaxSize { c.recordingMaxBytes = n }
+        prepareVideoDriver()
         let w = ViewerWindow(session: session, configuration: c)
         let end: Session.State
         do { end = try w.run() } catch { die("\(error)") }

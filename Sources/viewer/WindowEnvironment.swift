@@ -19,3 +19,12 @@ extension ViewerConfiguration {
         return c
     }
 }
+
+/// Before a window's SDL_Init: SDL_VIDEODRIVER, WAYLAND_DISPLAY and DISPLAY decide the driver
+/// (VideoDriverChoice); a Wayland compositor without a seat falls back to X11 or stops here with
+/// a message instead of SDL's SIGSEGV. Always said on stderr: it is not the driver asked for.
+func prepareVideoDriver(_ env: [String: String] = ViewerEnvironment.variables) {
+    let e = VideoDriverChoice.Environment(sdlVideoDriver: env["SDL_VIDEODRIVER"], waylandDisplay: env["WAYLAND_DISPLAY"],
+                                          display: env["DISPLAY"])
+    if let message = VideoDriverChoice.prepare(e, log: { say($0) }) { die(message) }
+}

@@ -3,6 +3,8 @@
 # per render path, in a running session (eval "$(scripts/wayland-session.sh start --xwayland)").
 #   scripts/wayland/measure-cpu.sh VIEWER HOST SECONDS
 # FARCAST_PATHS chooses the paths (default: all):
+#   wl-shm                    native Wayland, the viewer's default without a GPU: its own wl_shm
+#                             buffers on SDL's surface (Sources/CWaylandPresent)
 #   wl-opengl, wl-opengles2   native Wayland, SDL_RENDER_DRIVER=...: the viewer's streaming texture,
 #                             drawn by llvmpipe without a GPU
 #   wl-surface-gles2          native Wayland, the window surface: SDL emulates it with a GLES2
@@ -17,11 +19,12 @@ viewer=$1 host=$2 secs=${3:-20}
 tck=$(getconf CLK_TCK)
 cpu() { local t=0 p; for p in "$@"; do t=$(awk -v t="$t" -v k="$tck" '{print t + ($14+$15)/k}' "/proc/$p/stat"); done; echo "$t"; }
 comp=$(pgrep -u farcast-wl -x 'sway|weston|mutter|Xwayland' | tr '\n' ' ')
-paths=(${FARCAST_PATHS:-wl-opengl wl-opengles2 wl-surface-gles2 x11-surface x11-opengl})
+paths=(${FARCAST_PATHS:-wl-shm wl-opengl wl-opengles2 wl-surface-gles2 x11-surface x11-opengl})
 printf '%-18s %9s %12s %6s %9s  %s\n' path viewer_s compositor_s core% updates/s load
 log=$(mktemp)
 for path in "${paths[@]}"; do
   case $path in
+    wl-shm) envs=(SDL_VIDEODRIVER=wayland) ;;
     wl-opengl) envs=(SDL_VIDEODRIVER=wayland SDL_RENDER_DRIVER=opengl) ;;
     wl-opengles2) envs=(SDL_VIDEODRIVER=wayland SDL_RENDER_DRIVER=opengles2) ;;
     wl-surface-gles2) envs=(SDL_VIDEODRIVER=wayland SDL_FRAMEBUFFER_ACCELERATION=opengles2) ;;

@@ -28,6 +28,8 @@ final class WindowRenderer {
     /// Software path: draw into the window surface and present only the rectangles that
     /// changed (SDL's software renderer would push the whole window on every present).
     let surfaceMode: Bool
+    /// Wayland without a GPU: our own wl_shm buffers show `surface` (a canvas in our memory).
+    private var presenter: WaylandPresenter?
     private(set) var surface: UnsafeMutablePointer<SDL_Surface>?
     /// Seconds between presents when the renderer has no vsync (0 with vsync: present waits).
     private(set) var frameInterval = 0.0
@@ -36,9 +38,7 @@ final class WindowRenderer {
     private let fontCandidates: [String]
 
     /// Makes the window (title, place, size and SDL window flags as the caller chose them) and
-    /// its renderer: GL unless `renderDriver` is "software", or where OpenGL is drawn by the CPU
-    /// on X11 and Wayland (SoftwareGL) the window surface; a rotated picture always through a
-    /// renderer, which has target textures.
+    /// its renderer: GL, or the window surface or our own wl_shm buffers as RenderPath chooses.
     init(title: String, x: Int32, y: Int32, w: Int32, h: Int32, flags: UInt32, rotation degrees: Int,
          renderDriver: String?, fontCandidates: [String], log: (String) -> Void) throws {
         self.fontCandidates = fontCandidates
@@ -51,19 +51,22 @@ final class WindowRenderer {
         let rflags = degrees != 0 && software ? SDL_RENDERER_SOFTWARE.rawValue | SDL_RENDERER_TARGETTEXTURE.rawValue
             : SDL_RENDERER_ACCELERATED.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue
         var made = !software || degrees != 0 ? SDL_CreateRenderer(window, -1, rflags) : nil
-        // only where the surface is the window system's own (X11): on KMSDRM and Wayland it is
-        // SDL's emulation through a renderer, which costs what the renderer does
-        if let r = made, degrees == 0, WindowRenderer.videoDriver.lowercased() == "x11",
-           renderDriver == nil,
-           let gl = SoftwareGL.rendererName(r), SoftwareGL.isSoftware(gl) {
-            log("window: OpenGL here is \(gl), drawn by the CPU: drawing on the window surface instead (SDL_RENDER_DRIVER=opengl keeps OpenGL)")
+        var (path, why) = RenderPath.choose(driver: WindowRenderer.videoDriver, renderDriver: renderDriver,
+                                            glRenderer: made.flatMap { SoftwareGL.rendererName($0) }, rotated: degrees != 0)
+        if path != .renderer, let r = made {
             SDL_DestroyRenderer(r)
             made = nil
         }
-        if let r = made, WindowRenderer.videoDriver.lowercased() == "wayland", renderDriver == nil,
-           let gl = SoftwareGL.rendererName(r), SoftwareGL.isSoftware(gl) {
-            log("window: wayland, no GPU (\(gl)): OpenGL drawn by the CPU (SDL 2.26 has no window surface of its own on Wayland)")
+        if path == .waylandShm {
+            // after the GL renderer is gone: making it may have remade SDL's window and surface
+            presenter = WaylandPresenter(window: window)
+            if presenter == nil {
+                why += "; the compositor gave no wl_shm buffers: OpenGL"
+                path = .renderer
+                made = SDL_CreateRenderer(window, -1, rflags)
+            }
         }
+        log("window: \(why)")
         surfaceMode = made == nil
         if let r = made {
             renderer = r
@@ -87,6 +90,8 @@ final class WindowRenderer {
         overlay = nil
         rotation?.free()
         if let r = renderer { SDL_DestroyRenderer(r) }
+        surface = nil
+        presenter = nil   // its buffers and canvas before SDL's surface goes
         if let w = window { SDL_DestroyWindow(w) }
         renderer = nil
         window = nil
@@ -102,8 +107,14 @@ final class WindowRenderer {
         // a real X11 (shm) surface: SDL's GPU-texture emulation would re-upload the whole
         // window for every changed rect. KMSDRM and Wayland have no surface of their own: there
         // the emulation is the only window surface there is (SDL_RENDER_DRIVER=software).
-        if !WindowRenderer.surfaceIsEmulated { SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0") }
-        guard let s = SDL_GetWindowSurface(window) else { return false }
+        let made: UnsafeMutablePointer<SDL_Surface>?
+        if let presenter {
+            made = presenter.canvas(for: window)
+        } else {
+            if !WindowRenderer.surfaceIsEmulated { SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0") }
+            made = SDL_GetWindowSurface(window)
+        }
+        guard let s = made else { return false }
         if s == surface, renderer != nil { return false }
         softCursor = nil   // its texture belongs to the old renderer
         frame = nil
@@ -143,12 +154,13 @@ final class WindowRenderer {
     /// The drawn frame onto the screen (turned when rotated) and shown.
     func endFrame() {
         if let rotation, let renderer { rotation.end(renderer) }
-        if surfaceMode { SDL_UpdateWindowSurface(window) } else { SDL_RenderPresent(renderer) }
+        if let presenter { presenter.present(nil) } else if surfaceMode { SDL_UpdateWindowSurface(window) } else { SDL_RenderPresent(renderer) }
     }
 
     /// Software path: pushes only these output rects of the window surface to the screen.
     func updateSurface(_ rects: [SDL_Rect]) {
         guard !rects.isEmpty else { return }
+        if let presenter { presenter.present(rects); return }
         rects.withUnsafeBufferPointer { _ = SDL_UpdateWindowSurfaceRects(window, $0.baseAddress, Int32($0.count)) }
     }
 
