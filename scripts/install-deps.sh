@@ -33,6 +33,8 @@ PKGS=(
   # keyboard, wayland-info lists a compositor's globals; weston and mutter (in dbus-run-session)
   # are the other compositors the viewer is tried on; xwayland for the viewer through X11 there
   wtype wayland-utils weston mutter xwayland
+  # the Wayland clipboard tests: wl-copy and wl-paste set and read sway's selections (wlr-data-control)
+  wl-clipboard
   # --save-password: the Secret Service through secret-tool, tested against gnome-keyring on a private bus
   dbus gnome-keyring libsecret-tools
   # harness in ../shared/tools; libvncclient for its lvc_consume (recordings replayed to it)
