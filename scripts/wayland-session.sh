@@ -108,7 +108,11 @@ EOF
   esac
   echo "$compositor" > "$dir/compositor"
   # its own session (setsid): `stop` ends the whole group (dbus-daemon, Xwayland helpers)
-  ( cd "$dir"; exec setsid "${envs[@]}" "$self" __as_user "${cmd[@]}" ) >"$dir/compositor.log" 2>&1 </dev/null &
+  # and with no descriptor of the caller's but 0-2: a caller that waits for EOF on one it passed
+  # (Foundation's Process watches its child through an inherited socket) would wait forever
+  ( cd "$dir"
+    for fd in /proc/$BASHPID/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
+    exec setsid "${envs[@]}" "$self" __as_user "${cmd[@]}" ) >"$dir/compositor.log" 2>&1 </dev/null &
   local pid=$!
   echo "$pid" > "$dir/pid"
 

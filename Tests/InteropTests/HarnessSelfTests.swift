@@ -40,6 +40,27 @@ final class HarnessSelfTests: XCTestCase {
     }
 
     /// The XWD parser agrees with ImageMagick's reading of the same dump.
+    /// A headless sway as farcast-wl: up, grim sees its whole output in device pixels (at scale 2
+    /// too), swaymsg reaches it, and stop() ends it and removes its directory.
+    func testWaylandDesktopStartsAndStops() throws {
+        try WaylandDesktop.skipUnlessAvailable(.sway, tools: ["grim", "swaymsg"])
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("farcast-interop-wl-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for scale in [1.0, 2.0] {
+            let d = try WaylandDesktop.start(.sway, width: 640, height: 480, scale: scale, dir: dir)
+            let shot = try d.screenshot(in: dir)
+            XCTAssertEqual(shot.width, 640, "grim: device pixels at scale \(scale)")
+            XCTAssertEqual(shot.height, 480)
+            XCTAssertTrue(shot.pixels.allSatisfy { $0 & 0xFFFFFF == 0 }, "the bare output is black")
+            let outputs = try d.swaymsg(["-t", "get_outputs", "-r"], in: dir)
+            XCTAssertTrue(outputs.contains("\"scale\": \(Int(scale))"), outputs)
+            d.stop()
+            XCTAssertFalse(FileManager.default.fileExists(atPath: d.sessionDir), "session directory removed")
+        }
+    }
+
     func testXWDParserMatchesImageMagick() throws {
         var o = VNCServer.Options()
         o.content = .scene
