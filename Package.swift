@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "RFBTests", dependencies: ["RFB", "FarcastTools", "CZlib", "CTurboJPEG", "COpenSSL", "CSystem"]),
         .testTarget(name: "FarcastToolsTests", dependencies: ["FarcastTools", "RFB", "CZlib"]),
         .testTarget(name: "InteractionTests", dependencies: ["Interaction", "RFB", "CXKBCommon"]),
-        .testTarget(name: "SDLViewerTests", dependencies: ["SDLViewer", "Interaction", "VNCSession", "RFB", "CSDL2"]),
+        .testTarget(name: "SDLViewerTests", dependencies: ["SDLViewer", "Interaction", "VNCSession", "RFB", "CSDL2", "CWaylandSelection"]),
         .testTarget(name: "VNCSessionTests", dependencies: ["VNCSession", "RFB", "FarcastTools"]),
         // the command line's own logic (config files, environment reads, tool detection)
         .testTarget(name: "ViewerTests", dependencies: ["viewer", "Interaction", "VNCSession", "RFB", "FarcastTools"]),

@@ -51,7 +51,10 @@ extension ViewerWindow {
         log("clipboard: our own Wayland data devices (wl_data_device\(sel.hasPrimary ? ", zwp_primary_selection_v1" : "; no primary selection")), up to \(sel.cap) bytes")
         readerWake = wake
         bridge.reader = sel
-        bridge.setText = { [weak sel] in sel?.set($0, $1) ?? "the Wayland selections are closed" }
+        bridge.setText = { [weak sel] in
+            guard let sel else { return "the Wayland selection reader is gone" }
+            return sel.set($0, $1)
+        }
     }
 
     /// The SDL window's X id (its connection's windows, the clipboard one too, share its client part).
