@@ -42,6 +42,8 @@ struct SDLInput {
         case SDL_MOUSEWHEEL.rawValue:
             guard e.wheel.which != SDLInput.touchMouseID else { return nil }
             let flip: Int32 = e.wheel.direction == SDL_MOUSEWHEEL_FLIPPED.rawValue ? -1 : 1
+            // x and y are whole notches: SDL sums the precise values (smooth X11 wheels, Wayland
+            // axis_value120 on a v8 seat) into them, and RFB has only notches
             return .wheel(WheelInput(dx: Int(e.wheel.x * flip), dy: Int(e.wheel.y * flip),
                                      preciseX: Double(e.wheel.preciseX) * Double(flip),
                                      preciseY: Double(e.wheel.preciseY) * Double(flip),
