@@ -28,7 +28,7 @@ final class WaylandClipboardInteropTests: XCTestCase {
         var serverEnv: [String: String] { ["DISPLAY": server.displayName] }
     }
 
-    func start(_ args: [String] = []) throws -> Setup {
+    func start(_ args: [String] = [], xwayland: Bool = false) throws -> Setup {
         try WaylandDesktop.skipUnlessAvailable(.sway, tools: ["wl-copy", "wl-paste", "wtype", "xclip", "python3"])
         let dir = workDir()
         var o = VNCServer.Options()
@@ -37,9 +37,11 @@ final class WaylandClipboardInteropTests: XCTestCase {
         // Xvnc drops cut text over MaxCutText (256 KiB by default); the 1 MiB case needs more
         o.extraArguments = ["-MaxCutText", "\(4 << 20)"]
         let server = try startServer(.xvnc, o)
-        let desktop = try startWaylandDesktop(.sway, width: 640, height: 480, dir: dir)
-        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, args, environment: Self.renderEnv)
-        XCTAssertTrue(viewer.log.contains("clipboard: our own Wayland data devices"), viewer.logTail())
+        let desktop = try startWaylandDesktop(.sway, width: 640, height: 480, xwayland: xwayland, dir: dir)
+        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, args, xwayland: xwayland,
+                                              environment: xwayland ? [:] : Self.renderEnv)
+        XCTAssertTrue(viewer.log.contains(xwayland ? "clipboard: reading local selections on our own X connection"
+                                                   : "clipboard: our own Wayland data devices"), viewer.logTail())
         return Setup(server: server, desktop: desktop, viewer: viewer, dir: dir)
     }
 
@@ -80,8 +82,13 @@ final class WaylandClipboardInteropTests: XCTestCase {
         return c
     }
 
-    func testClipboardCarriesOneMebibyteBothWays() throws {
-        let s = try start()
+    func testClipboardCarriesOneMebibyteBothWays() throws { try oneMebibyteBothWays(xwayland: false) }
+
+    /// The same through XWayland: the viewer's X11 path, sway's XWayland bridging the selections.
+    func testClipboardCarriesOneMebibyteBothWaysThroughXWayland() throws { try oneMebibyteBothWays(xwayland: true) }
+
+    func oneMebibyteBothWays(xwayland: Bool) throws {
+        let s = try start(xwayland: xwayland)
         // local → remote
         let local = "wayland " + ClipboardInteropTests.large(1 << 20)
         let copy = try wlCopy(local, s, name: "local")
