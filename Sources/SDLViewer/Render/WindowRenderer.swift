@@ -14,6 +14,11 @@ final class WindowRenderer {
     /// (a windowed request would switch KMSDRM to 1024x768 and letterbox).
     static var ownsDisplay: Bool { videoDriver.lowercased() == "kmsdrm" }  // SDL names it "KMSDRM"
 
+    /// Whether SDL's window surface is only its emulation through a GL renderer: SDL 2.26's
+    /// KMSDRM and Wayland drivers have no surface of their own, so with
+    /// SDL_HINT_FRAMEBUFFER_ACCELERATION "0" they have no window surface at all.
+    static var surfaceIsEmulated: Bool { ["kmsdrm", "wayland"].contains(videoDriver.lowercased()) }
+
     private(set) var window: OpaquePointer?
     private(set) var renderer: OpaquePointer?
     private(set) var frame: FrameRenderer?
@@ -46,14 +51,18 @@ final class WindowRenderer {
         let rflags = degrees != 0 && software ? SDL_RENDERER_SOFTWARE.rawValue | SDL_RENDERER_TARGETTEXTURE.rawValue
             : SDL_RENDERER_ACCELERATED.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue
         var made = !software || degrees != 0 ? SDL_CreateRenderer(window, -1, rflags) : nil
-        // only where the surface is the window system's own (X11, Wayland): on KMSDRM it is
-        // SDL's emulation through a renderer
-        if let r = made, degrees == 0, ["x11", "wayland"].contains(WindowRenderer.videoDriver.lowercased()),
+        // only where the surface is the window system's own (X11): on KMSDRM and Wayland it is
+        // SDL's emulation through a renderer, which costs what the renderer does
+        if let r = made, degrees == 0, WindowRenderer.videoDriver.lowercased() == "x11",
            renderDriver == nil,
            let gl = SoftwareGL.rendererName(r), SoftwareGL.isSoftware(gl) {
             log("window: OpenGL here is \(gl), drawn by the CPU: drawing on the window surface instead (SDL_RENDER_DRIVER=opengl keeps OpenGL)")
             SDL_DestroyRenderer(r)
             made = nil
+        }
+        if let r = made, WindowRenderer.videoDriver.lowercased() == "wayland", renderDriver == nil,
+           let gl = SoftwareGL.rendererName(r), SoftwareGL.isSoftware(gl) {
+            log("window: wayland, no GPU (\(gl)): OpenGL drawn by the CPU (SDL 2.26 has no window surface of its own on Wayland)")
         }
         surfaceMode = made == nil
         if let r = made {
@@ -91,9 +100,9 @@ final class WindowRenderer {
     func refreshSurface() -> Bool {
         guard surfaceMode, let window else { return false }
         // a real X11 (shm) surface: SDL's GPU-texture emulation would re-upload the whole
-        // window for every changed rect. KMSDRM has no surface of its own: there the emulation
-        // is the only window surface there is.
-        if !WindowRenderer.ownsDisplay { SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0") }
+        // window for every changed rect. KMSDRM and Wayland have no surface of their own: there
+        // the emulation is the only window surface there is (SDL_RENDER_DRIVER=software).
+        if !WindowRenderer.surfaceIsEmulated { SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0") }
         guard let s = SDL_GetWindowSurface(window) else { return false }
         if s == surface, renderer != nil { return false }
         softCursor = nil   // its texture belongs to the old renderer
