@@ -35,6 +35,8 @@ PKGS=(
   wtype wayland-utils weston mutter xwayland
   # the Wayland clipboard tests: wl-copy and wl-paste set and read sway's selections (wlr-data-control)
   wl-clipboard
+  # the decoration tests on mutter drive its pointer through org.gnome.Mutter.RemoteDesktop (GIO)
+  libglib2.0-dev
   # --save-password: the Secret Service through secret-tool, tested against gnome-keyring on a private bus
   dbus gnome-keyring libsecret-tools
   # harness in ../shared/tools; libvncclient for its lvc_consume (recordings replayed to it)

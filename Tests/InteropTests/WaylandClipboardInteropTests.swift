@@ -13,9 +13,6 @@ import Glibc
 /// serial of an input event it received: the window is focused (the only one on the output), and
 /// a key typed through wtype into it gives the serial before the server's text is expected here.
 final class WaylandClipboardInteropTests: XCTestCase {
-    /// Until the render fix (branch wlpresent) is on main, the native window needs OpenGL on llvmpipe.
-    static let renderEnv = ["SDL_RENDER_DRIVER": "opengl"]
-
     func workDir() -> URL {
         let d = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-wlclip-\(UUID().uuidString.prefix(8))")
         try? FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
@@ -38,8 +35,7 @@ final class WaylandClipboardInteropTests: XCTestCase {
         o.extraArguments = ["-MaxCutText", "\(4 << 20)"]
         let server = try startServer(.xvnc, o)
         let desktop = try startWaylandDesktop(.sway, width: 640, height: 480, xwayland: xwayland, dir: dir)
-        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, args, xwayland: xwayland,
-                                              environment: xwayland ? [:] : Self.renderEnv)
+        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, args, xwayland: xwayland)
         XCTAssertTrue(viewer.log.contains(xwayland ? "clipboard: reading local selections on our own X connection"
                                                    : "clipboard: our own Wayland data devices"), viewer.logTail())
         return Setup(server: server, desktop: desktop, viewer: viewer, dir: dir)

@@ -34,12 +34,10 @@ final class WaylandLauncherInteropTests: XCTestCase {
             quality = lossless
             """.write(to: config.appendingPathComponent("connections"), atomically: true, encoding: .utf8)
         guard let client = xwayland ? desktop.xwaylandClient : desktop.nativeClient else { throw HarnessError("no XWayland") }
-        var env = client.merging(["XDG_CONFIG_HOME": dir.path + "/config", "XDG_STATE_HOME": dir.path + "/state",
+        let env = client.merging(["XDG_CONFIG_HOME": dir.path + "/config", "XDG_STATE_HOME": dir.path + "/state",
                                   "XDG_CACHE_HOME": dir.path + "/cache",
                                   // no avahi-daemon here: a private, empty bus
                                   "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(dir.path)/no-bus"]) { $1 }
-        // until the render fix (branch wlpresent) is on main, native windows need OpenGL on llvmpipe
-        if !xwayland { env["SDL_RENDER_DRIVER"] = "opengl" }
         let launcher = try ChildProcess(name: "launcher", executable: viewerPath, arguments: [],
                                         logURL: dir.appendingPathComponent("launcher.log"), environment: env)
         addTeardownBlock { launcher.stop() }

@@ -31,9 +31,7 @@ final class WaylandPointerInteropTests: XCTestCase {
         XCTAssertTrue(poll(timeout: 10) { (try? String(contentsOf: xevLog, encoding: .utf8))?.contains("Event") ?? false }
                       || xev.isRunning, "xev started")
         let desktop = try startWaylandDesktop(.sway, width: 640, height: 480, xwayland: xwayland, dir: dir)
-        // until the render fix (branch wlpresent) is on main, the native window needs OpenGL on llvmpipe
-        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, xwayland: xwayland,
-                                              environment: xwayland ? [:] : ["SDL_RENDER_DRIVER": "opengl"])
+        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, xwayland: xwayland)
         // the seat gains its pointer with this device: the clients bind their wl_pointer a moment
         // later, and a button before their `enter` goes nowhere (a real mouse is there from the start)
         try WaylandVirtualPointer.run(desktop, ["move 100 100", "sleep 500", "move 200 150", "click 1", "sleep 100", "wheel 1", "sleep 100",
