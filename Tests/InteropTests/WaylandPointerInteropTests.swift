@@ -52,5 +52,34 @@ final class WaylandPointerInteropTests: XCTestCase {
 
     func testClickAndWheelReachTheServerNatively() throws { try clickAndWheel(xwayland: false) }
 
+    /// QEMU's relative pointer (its PS/2 mouse; no guest, so what QEMU does with the deltas is not
+    /// seen): a click captures, SDL locks the pointer through pointer-constraints (sway answers
+    /// `locked`) and relative-pointer's unaccelerated deltas reach the viewer, read from its
+    /// protocol log (WAYLAND_DEBUG).
+    func testRelativeModeLocksThePointerOnSway() throws {
+        try WaylandDesktop.skipUnlessAvailable(.sway)
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-wlrel-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        _ = try WaylandVirtualPointer.path()
+        let qemu = try startQEMU([])
+        let desktop = try startWaylandDesktop(.sway, width: 800, height: 600, dir: dir)
+        let viewer = try ChildProcess(name: "viewer", executable: viewerPath, arguments: ["127.0.0.1::\(qemu.port)", "-v"],
+                                      logURL: dir.appendingPathComponent("viewer.log"),
+                                      environment: desktop.nativeClient.merging(["FARCAST_TRACE": "1", "WAYLAND_DEBUG": "client"]) { $1 })
+        addTeardownBlock { viewer.stop() }
+        XCTAssertTrue(poll(timeout: 20) { viewer.log.contains("viewer: trace present") && viewer.log.contains("the remote pointer is relative") || !viewer.isRunning },
+                      "viewer ready with a relative pointer: \(viewer.logTail())")
+        try WaylandVirtualPointer.run(desktop, ["move 100 100", "sleep 500", "move 400 300", "click 1", "sleep 500",
+                                                "rel 10 5", "sleep 100", "rel -3 7", "sleep 300"], in: dir)
+        XCTAssertTrue(poll(timeout: 5) { viewer.log.contains("pointer: captured (Ctrl+Alt+G releases it)") }, viewer.logTail())
+        let log = viewer.log
+        XCTAssertTrue(log.contains("zwp_pointer_constraints_v1@") && log.contains(".lock_pointer("), "SDL asked for a lock")
+        XCTAssertNotNil(log.range(of: #"zwp_locked_pointer_v1@\d+\.locked\(\)"#, options: .regularExpression), "sway granted it")
+        XCTAssertNotNil(log.range(of: #"zwp_relative_pointer_v1@\d+\.relative_motion\([^)]*10\.0+, 5\.0+"#, options: .regularExpression),
+                        "the deltas arrived as relative motion")
+        XCTAssertTrue(viewer.isRunning, viewer.logTail())
+    }
+
     func testClickAndWheelReachTheServerThroughXWayland() throws { try clickAndWheel(xwayland: true) }
 }
