@@ -33,9 +33,11 @@ PKGS=(
   # keyboard, wayland-info lists a compositor's globals; weston and mutter (in dbus-run-session)
   # are the other compositors the viewer is tried on; xwayland for the viewer through X11 there
   wtype wayland-utils weston mutter xwayland
-  # WaylandKeyboardInteropTests builds two small clients: scripts/wayland/mutter-type.c types
-  # through mutter's RemoteDesktop D-Bus API (GIO), vk-keymap.c is a virtual keyboard with named
-  # keymaps (libwayland-dev, libxkbcommon-dev above)
+  # the Wayland clipboard tests: wl-copy and wl-paste set and read sway's selections (wlr-data-control)
+  wl-clipboard
+  # the decoration tests on mutter drive its pointer through org.gnome.Mutter.RemoteDesktop (GIO),
+  # and WaylandKeyboardInteropTests builds two small clients: scripts/wayland/mutter-type.c types
+  # through it, vk-keymap.c is a virtual keyboard with named keymaps (libwayland-dev, libxkbcommon-dev above)
   libglib2.0-dev
   # --save-password: the Secret Service through secret-tool, tested against gnome-keyring on a private bus
   dbus gnome-keyring libsecret-tools

@@ -127,10 +127,11 @@ EOF
       echo "$name" > "$dir/display"
       local x11=""
       if [ "$xwayland" = force ]; then
-        # sway starts Xwayland itself: its display number is on its command line
+        # sway starts Xwayland itself: its display number is on its command line. This session's
+        # own (sid = the setsid above): other sessions' run as the same user at the same time
         local j xp
         for j in $(seq 1 100); do
-          xp=$(pgrep -u "$(id -u "$WL_USER" 2>/dev/null || id -u)" -x Xwayland | head -n1 || true)
+          xp=$(pgrep -s "$pid" -x Xwayland | head -n1 || true)
           [ -n "$xp" ] && x11=$(tr '\0' '\n' < "/proc/$xp/cmdline" | grep -m1 -E '^:[0-9]+$' || true)
           [ -n "$x11" ] && break
           sleep 0.1

@@ -16,7 +16,7 @@ final class ClipboardBridgeTests: XCTestCase {
         let b = ClipboardBridge(session: session, direction: dir, primary: primary)
         let f = Fake()
         b.getText = { f.local[$0] }
-        b.setText = { f.local[$0] = $1; return true }
+        b.setText = { f.local[$0] = $1; return nil }
         b.send = { f.sent.append($0) }
         return (b, f)
     }

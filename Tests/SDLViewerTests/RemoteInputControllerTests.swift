@@ -1,3 +1,4 @@
+import CSDL2
 import Interaction
 import RFB
 @testable import SDLViewer
@@ -55,5 +56,23 @@ final class RemoteInputControllerTests: XCTestCase {
         XCTAssertEqual(r.relativePointerEvent(.key(g), overUI: false), true)
         XCTAssertFalse(r.captured)
         XCTAssertEqual(notices.count, 3, "\(notices)")
+    }
+
+    /// SDL_SetRelativeMouseMode refusing (-1, with its error): the capture says so, in the
+    /// notice and the log, and the deltas still go. A stand-in for SDL's call: no driver that
+    /// runs here refuses (X11 and Wayland fall back to warping, the dummy driver accepts).
+    func testRelativeModeRefusedIsSaid() throws {
+        try SDLTest.require()
+        let t = Target()
+        var notices: [String] = [], logs: [String] = []
+        let r = RemoteInputController(target: t, viewOnly: false, notice: { notices.append($0) }, log: { logs.append($0) })
+        r.setRelativeMode = { _ in SDL_ClearError(); return -1 }
+        _ = r.pointerModeChanged(relative: true)
+        let p = ViewPoint(x: 10, y: 10)
+        XCTAssertEqual(r.relativePointerEvent(.pointerButton(.left, down: true, at: p), overUI: false), true)
+        XCTAssertTrue(notices.last?.contains("cannot be locked") == true, "\(notices)")
+        XCTAssertTrue(logs.contains { $0.contains("SDL has no relative mode here") }, "\(logs)")
+        _ = r.relativePointerEvent(.pointerMotion(at: p, dx: 4, dy: 1), overUI: false)
+        XCTAssertEqual(t.take(), ["rel 4 1 0"])
     }
 }

@@ -36,6 +36,9 @@ final class RemoteInputController: InputSink {
     private var relativeNoticeShown = false
     /// The server is QEMU (it sent its pointer mode): audio may be asked of it.
     private(set) var isQEMU = false
+    /// SDL_SetRelativeMouseMode; a test replaces it (SDL 2.26 falls back to warping on X11 and
+    /// Wayland, so its -1, "no relative mode here", comes only from drivers with neither).
+    var setRelativeMode: (Bool) -> Int32 = { SDL_SetRelativeMouseMode($0 ? SDL_TRUE : SDL_FALSE) }
 
     init(target: RemoteInputTarget, viewOnly: Bool, notice: @escaping (String) -> Void = { _ in },
          log: @escaping (String) -> Void = { _ in }) {
@@ -96,7 +99,7 @@ final class RemoteInputController: InputSink {
     func releasePointer() {
         guard captured else { return }
         captured = false
-        SDL_SetRelativeMouseMode(SDL_FALSE)
+        _ = setRelativeMode(false)
         log("pointer: released")
     }
 
@@ -109,7 +112,13 @@ final class RemoteInputController: InputSink {
         switch e {
         case .pointerButton(_, true, _) where !captured:
             captured = true
-            SDL_SetRelativeMouseMode(SDL_TRUE)
+            // Wayland: pointer-constraints + relative-pointer; X11: a grab and warps. When SDL
+            // has neither it says so, and the deltas then come from the free pointer's motion.
+            guard setRelativeMode(true) == 0 else {
+                log("pointer: captured, but SDL has no relative mode here (\(String(cString: SDL_GetError()))): the pointer stays free and may leave the window")
+                notice("Pointer captured, but it cannot be locked here: it may leave the window — Ctrl+Alt+G releases it")
+                return true
+            }
             log("pointer: captured (Ctrl+Alt+G releases it)")
             notice("Pointer captured — Ctrl+Alt+G releases it")
             return true

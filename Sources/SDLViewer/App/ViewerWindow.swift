@@ -270,7 +270,7 @@ public final class ViewerWindow {
         case waylandKeyboard?.wake.eventType:
             return waylandKeyboardEvents()
         case readerWake?.eventType:
-            // texts read by the X11 reader; a refusal comes back as a notice
+            // texts read by our own (X11 or Wayland) reader; a refusal comes back as a notice
             return selectionsRead()
         case SDL_CLIPBOARDUPDATE.rawValue:
             clipboard?.localClipboardChanged()

@@ -10,11 +10,13 @@ import VNCSession
 /// is sent.
 ///
 /// On X11 the local selections are read by our own `X11SelectionReader` (SDL 2.26 cannot read
-/// an INCR transfer, and reports SDL_CLIPBOARDUPDATE only when we lose ownership): it reads a
-/// selection when another program takes it (XFixes) and hands the text back here through
-/// `takeReads`; SDL's reading calls are then never used. Elsewhere SDL reads both selections on
-/// every update and when the window gains focus (another program may have set one while we
-/// did not own it). Setting goes through SDL everywhere.
+/// an INCR transfer, and reports SDL_CLIPBOARDUPDATE only when we lose ownership), on Wayland by
+/// our own `WaylandSelections` (SDL 2.26 reads uncapped on the main thread and cuts slow owners
+/// short), which also serves what we set there: each reads a selection when another program
+/// takes it and hands the text back here through `takeReads`; SDL's reading calls are then never
+/// used. Elsewhere (KMSDRM) SDL reads both selections on every update and when the window gains
+/// focus (another program may have set one while we did not own it). Setting goes through SDL
+/// except on Wayland. The window picks the reader by video driver (`startSelectionReader`).
 ///
 /// No echo: what each local selection held when last looked at (or set by us) is remembered,
 /// so only a selection whose text really changed is considered; and a text equal to the one
@@ -30,11 +32,12 @@ final class ClipboardBridge {
     /// Each local selection's text when last read or set by us.
     private var seen: [Selection: String] = [:]
 
-    /// The X11 reader, when there is one: it alone reads the local selections.
-    var reader: X11SelectionReader?
-    /// Tests replace SDL's calls.
+    /// Our own reader (X11 or Wayland), when there is one: it alone reads the local selections.
+    var reader: LocalSelections?
+    /// SDL's calls unless the window replaces them (Wayland: ours); tests replace them too.
     var getText: (Selection) -> String? = ClipboardBridge.sdlGet
-    var setText: (Selection, String) -> Bool = ClipboardBridge.sdlSet
+    /// nil when set, else why not.
+    var setText: (Selection, String) -> String? = ClipboardBridge.sdlSet
     var send: (String) -> Void
 
     init(session: Session, direction: ClipboardDirection, primary: Bool = false) {
@@ -49,7 +52,7 @@ final class ClipboardBridge {
     /// SDL_CLIPBOARDUPDATE or focus gained: a local selection that changed goes to the server
     /// unless it is what the server just gave us. With the Extended Clipboard this only
     /// announces it: the text is compressed and sent on the session thread when asked. With
-    /// the X11 reader the selections are read on its thread (`takeReads` gets them).
+    /// our own reader the selections are read on its threads (`takeReads` gets them).
     func localClipboardChanged() {
         guard direction.sends else { return }
         if let reader { reader.request(selections); return }
@@ -91,8 +94,8 @@ final class ClipboardBridge {
         lastText = text
         for sel in selections {
             seen[sel] = text
-            if !setText(sel, text) {
-                session.log("clipboard: setting the \(sel) selection failed: \(String(cString: SDL_GetError()))")
+            if let why = setText(sel, text) {
+                session.log("clipboard: setting the \(sel) selection failed: \(why)")
             }
         }
     }
@@ -106,7 +109,7 @@ final class ClipboardBridge {
     }
 
     /// A C string ends at the first NUL: the text SDL can carry.
-    static func sdlSet(_ sel: Selection, _ text: String) -> Bool {
-        (sel == .clipboard ? SDL_SetClipboardText(text) : SDL_SetPrimarySelectionText(text)) == 0
+    static func sdlSet(_ sel: Selection, _ text: String) -> String? {
+        (sel == .clipboard ? SDL_SetClipboardText(text) : SDL_SetPrimarySelectionText(text)) == 0 ? nil : String(cString: SDL_GetError())
     }
 }

@@ -1,18 +1,6 @@
 import CXCB
 import Foundation
 
-/// What one read of a local X selection came to.
-enum SelectionRead: Equatable, Sendable {
-    case text(String)
-    /// No owner, or the owner offers no text we read (UTF8_STRING, STRING, TEXT).
-    case empty
-    /// Owned by a window of our own SDL connection: the text the bridge set.
-    case ours
-    /// Over the cap: not read further. At least this many bytes (exact unless sent INCR).
-    case tooLarge(bytes: Int)
-    case failed(String)
-}
-
 /// Our own XCB connection to the viewer's display, for reading selections as SDL 2.26 cannot:
 /// INCR transfers (xclip, GTK and Qt send large selections in parts) and XFixes notification
 /// of a new owner. Used only on the reader's thread (X11SelectionReader), apart from `init`.
@@ -34,8 +22,7 @@ final class X11SelectionConnection {
     var stopping: () -> Bool = { false }
     /// New owners the XFixes events told of (latest per selection), for the reader.
     var ownerChanges: [xcb_atom_t: xcb_window_t] = [:]
-    /// Without progress for this long a transfer is given up (a broken owner never blocks us).
-    static let stallTimeout = 2.0
+    static var stallTimeout: Double { LocalSelectionTiming.stallTimeout }
     /// Past the cap an INCR transfer is followed, its parts deleted unread, for this many bytes
     /// more: the owner waits for each deletion (xclip forever, answering no one else meanwhile).
     static let drainLimit = 256 << 20

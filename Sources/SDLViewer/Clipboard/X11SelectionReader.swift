@@ -9,7 +9,7 @@ import Foundation
 /// Thread use: `init`, `request`, `takeResults` and `stop` on the main thread; everything
 /// on the connection is on the reader's thread (the main thread touches it again only after
 /// the thread has ended).
-final class X11SelectionReader: @unchecked Sendable {
+final class X11SelectionReader: LocalSelections, @unchecked Sendable {
     typealias Selection = ClipboardBridge.Selection
     /// Bytes read at most per selection: the engine's clipboard limit (more is refused unread).
     let cap: Int

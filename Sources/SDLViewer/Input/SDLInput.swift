@@ -42,6 +42,8 @@ struct SDLInput {
         case SDL_MOUSEWHEEL.rawValue:
             guard e.wheel.which != SDLInput.touchMouseID else { return nil }
             let flip: Int32 = e.wheel.direction == SDL_MOUSEWHEEL_FLIPPED.rawValue ? -1 : 1
+            // x and y are whole notches: SDL sums the precise values (smooth X11 wheels, Wayland
+            // axis_value120 on a v8 seat) into them, and RFB has only notches
             return .wheel(WheelInput(dx: Int(e.wheel.x * flip), dy: Int(e.wheel.y * flip),
                                      preciseX: Double(e.wheel.preciseX) * Double(flip),
                                      preciseY: Double(e.wheel.preciseY) * Double(flip),
@@ -49,7 +51,9 @@ struct SDLInput {
         case SDL_FINGERDOWN.rawValue, SDL_FINGERMOTION.rawValue, SDL_FINGERUP.rawValue:
             let f = e.tfinger
             let phase: TouchEvent.Phase = e.type == SDL_FINGERDOWN.rawValue ? .down : e.type == SDL_FINGERUP.rawValue ? .up : .move
-            // SDL gives 0...1 of the window (of the touch device on KMSDRM, which is the screen)
+            // SDL gives 0...1 of the window (X11: XInput2; Wayland: wl_touch over the surface's
+            // logical size), of the touch device on KMSDRM (which is the screen); nothing else
+            // differs by driver before the gesture code
             return .finger(id: f.fingerId, phase, x: Double(f.x), y: Double(f.y), time: Double(f.timestamp) / 1000)
         case SDL_WINDOWEVENT.rawValue:
             switch UInt32(e.window.event) {

@@ -1,0 +1,85 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Pointer input through the viewer on a headless sway, driven by a virtual pointer
+/// (zwlr_virtual_pointer_v1, WaylandVirtualPointer) and checked on the server's side: xev on a
+/// real Xvnc logs the buttons (wheel steps are buttons 4 and 5) at the remote pixel they hit.
+/// The output and the server are the same size, so the window shows the desktop at 1:1.
+///
+/// sway 1.7 offers wl_seat v7, so SDL 2.26 gets discrete wheel steps here (axis_discrete);
+/// axis_value120 (high-resolution wheels) needs a v8 seat. Either way SDL sums the precise
+/// values into the whole notches the viewer sends (RFB's wheel has only notches).
+final class WaylandPointerInteropTests: XCTestCase {
+    func clickAndWheel(xwayland: Bool) throws {
+        try WaylandDesktop.skipUnlessAvailable(.sway, tools: ["xev"])
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-wlptr-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        _ = try WaylandVirtualPointer.path()
+        var o = VNCServer.Options()
+        o.content = .blank
+        o.width = 640; o.height = 480
+        let server = try startServer(.xvnc, o)
+        let xevLog = dir.appendingPathComponent("xev.log")
+        let xev = try ChildProcess(name: "xev", executable: InteropTools.need("xev"),
+                                   arguments: ["-display", server.displayName, "-geometry", "640x480+0+0", "-event", "button"],
+                                   logURL: xevLog)
+        addTeardownBlock { xev.stop() }
+        XCTAssertTrue(poll(timeout: 10) { (try? String(contentsOf: xevLog, encoding: .utf8))?.contains("Event") ?? false }
+                      || xev.isRunning, "xev started")
+        let desktop = try startWaylandDesktop(.sway, width: 640, height: 480, xwayland: xwayland, dir: dir)
+        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, xwayland: xwayland)
+        // the seat gains its pointer with this device: the clients bind their wl_pointer a moment
+        // later, and a button before their `enter` goes nowhere (a real mouse is there from the start)
+        try WaylandVirtualPointer.run(desktop, ["move 100 100", "sleep 500", "move 200 150", "click 1", "sleep 100", "wheel 1", "sleep 100",
+                                                "wheel -1", "sleep 100", "move 400 300", "click 3"], in: dir)
+        var buttons: [(Int, Int, Int)] = []
+        let ok = poll(timeout: 10, interval: 0.2) {
+            buttons = InputInteropTests.parseXev((try? String(contentsOf: xevLog, encoding: .utf8)) ?? "").1
+            return buttons.count >= 4
+        }
+        XCTAssertTrue(ok, "server got buttons \(buttons); viewer: \(viewer.logTail())")
+        XCTAssertTrue(buttons.contains { $0 == (1, 200, 150) }, "left click at 200,150: \(buttons)")
+        XCTAssertTrue(buttons.contains { $0.0 == 5 && $0.1 == 200 && $0.2 == 150 }, "wheel down at 200,150: \(buttons)")
+        XCTAssertTrue(buttons.contains { $0.0 == 4 && $0.1 == 200 && $0.2 == 150 }, "wheel up at 200,150: \(buttons)")
+        XCTAssertTrue(buttons.contains { $0 == (3, 400, 300) }, "right click at 400,300: \(buttons)")
+        XCTAssertEqual(buttons.filter { $0.0 == 4 || $0.0 == 5 }.count, 2, "one notch per wheel step: \(buttons)")
+        XCTAssertTrue(viewer.isRunning, viewer.logTail())
+    }
+
+    func testClickAndWheelReachTheServerNatively() throws { try clickAndWheel(xwayland: false) }
+
+    /// QEMU's relative pointer (its PS/2 mouse; no guest, so what QEMU does with the deltas is not
+    /// seen): a click captures, SDL locks the pointer through pointer-constraints (sway answers
+    /// `locked`) and relative-pointer's unaccelerated deltas reach the viewer, read from its
+    /// protocol log (WAYLAND_DEBUG).
+    func testRelativeModeLocksThePointerOnSway() throws {
+        try WaylandDesktop.skipUnlessAvailable(.sway)
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-wlrel-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        _ = try WaylandVirtualPointer.path()
+        let qemu = try startQEMU([])
+        let desktop = try startWaylandDesktop(.sway, width: 800, height: 600, dir: dir)
+        let viewer = try ChildProcess(name: "viewer", executable: viewerPath, arguments: ["127.0.0.1::\(qemu.port)", "-v"],
+                                      logURL: dir.appendingPathComponent("viewer.log"),
+                                      environment: desktop.nativeClient.merging(["FARCAST_TRACE": "1", "WAYLAND_DEBUG": "client"]) { $1 })
+        addTeardownBlock { viewer.stop() }
+        XCTAssertTrue(poll(timeout: 20) { viewer.log.contains("viewer: trace present") && viewer.log.contains("the remote pointer is relative") || !viewer.isRunning },
+                      "viewer ready with a relative pointer: \(viewer.logTail())")
+        try WaylandVirtualPointer.run(desktop, ["move 100 100", "sleep 500", "move 400 300", "click 1", "sleep 500",
+                                                "rel 10 5", "sleep 100", "rel -3 7", "sleep 300"], in: dir)
+        XCTAssertTrue(poll(timeout: 5) { viewer.log.contains("pointer: captured (Ctrl+Alt+G releases it)") }, viewer.logTail())
+        let log = viewer.log
+        XCTAssertTrue(log.contains("zwp_pointer_constraints_v1@") && log.contains(".lock_pointer("), "SDL asked for a lock")
+        XCTAssertNotNil(log.range(of: #"zwp_locked_pointer_v1@\d+\.locked\(\)"#, options: .regularExpression), "sway granted it")
+        XCTAssertNotNil(log.range(of: #"zwp_relative_pointer_v1@\d+\.relative_motion\([^)]*10\.0+, 5\.0+"#, options: .regularExpression),
+                        "the deltas arrived as relative motion")
+        XCTAssertTrue(viewer.isRunning, viewer.logTail())
+    }
+
+    func testClickAndWheelReachTheServerThroughXWayland() throws { try clickAndWheel(xwayland: true) }
+}
