@@ -7,7 +7,7 @@
 #   scripts/fuzz.sh --list                       the targets
 #   scripts/fuzz.sh TARGET SECONDS [FLAGS...]    one target (FLAGS go to libFuzzer)
 #   scripts/fuzz.sh all SECONDS [FLAGS...]       every target in turn
-#   scripts/fuzz.sh --ci                         every target for FARCAST_FUZZ_SECONDS (5) each
+#   scripts/fuzz.sh --ci                         every target for FARCAST_FUZZ_SECONDS (3) each
 #   scripts/fuzz.sh campaign TARGET...           each target in turn, 10-minute runs at nice 19,
 #                                                until the ledger holds FARCAST_FUZZ_GOAL (10^7) runs
 #   scripts/fuzz.sh --ledger                     runs recorded per target (all runs, all sessions)
@@ -90,7 +90,7 @@ case "${1:-}" in
     start=$SECONDS
     build
     failed=0
-    for t in $(targets); do run "$t" "${FARCAST_FUZZ_SECONDS:-5}" || failed=1; done
+    for t in $(targets); do run "$t" "${FARCAST_FUZZ_SECONDS:-3}" || failed=1; done
     echo "fuzz: every target, $((SECONDS - start)) s with the build"
     exit $failed ;;
   all)

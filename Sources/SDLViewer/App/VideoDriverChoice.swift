@@ -35,10 +35,10 @@ public enum VideoDriverChoice {
     public enum Seat: Sendable { case offered, missing, unreachable }
 
     /// Whether the viewer takes native Wayland in a Wayland session when SDL_VIDEODRIVER is not
-    /// set. Not yet: without a GPU native (own wl_shm buffers) and XWayland cost the same (1.49 s
-    /// against 1.53 s of CPU in 15 s of a scrolling xterm, README "Video drivers"), so nothing
-    /// is gained for the risk of SDL 2.26's native keyboard (SIGSEGV on virtual keyboards) until
-    /// the keyboard guards and the Wayland clipboard of issue 31 are in.
+    /// set. Not yet, with the keyboard guards, own keyboard and own clipboard in: the window costs
+    /// the same either way (1.49 s against 1.53 s of CPU in 15 s of a scrolling xterm, README
+    /// "Video drivers"), while the launcher natively still draws with GL on llvmpipe, native with
+    /// a GPU is untried, and GNOME without libdecor's plugin gives a native window no title bar.
     static let prefersWayland = false
 
     /// The decision, with the probes passed in (tests give their own).
