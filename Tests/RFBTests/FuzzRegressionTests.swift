@@ -37,6 +37,31 @@ final class FuzzRegressionTests: XCTestCase {
         }
     }
 
+    /// mt-rre (campaign, after 7.1 million runs): a raw rect fills 16x16 of a 16x16 desktop,
+    /// then one update resizes to 0x64 and a later one to 1x8. Fed whole, only 1x8 was made
+    /// (from 16x16: the column of the rect kept); fed in pieces, 0x64 was made where a piece
+    /// ended (nothing kept) and then 1x8 (black). A run of resizes now keeps only what every
+    /// size in it covered, so the picture is the same however the bytes arrive. Also a run
+    /// that comes back to the size it left (16x16 -> 4x4 -> 16x16).
+    func testARunOfResizesKeepsTheSamePixelsHoweverFed() {
+        let fill = [UInt8](repeating: 0xab, count: 16 * 16 * 4)
+        for (sizes, kept) in [([(0, 64), (1, 8)], 0), ([(4, 4), (16, 16)], 4)] {
+            var bytes = S.hello(w: 16, h: 16) + S.update([S.rect(0, 0, 16, 16, Encoding.raw) + fill])
+            for (w, h) in sizes { bytes += S.update([S.rect(0, 0, w, h, Encoding.desktopSize)]) }
+            var pictures: [[UInt32]] = []
+            for chunk in [bytes.count, 1, 7, 29] {
+                let e = ClientEngine(settings: ClientSettings())
+                XCTAssertNil(run(e, bytes, chunk: chunk))
+                guard let fb = e.framebuffer else { return XCTFail("no framebuffer") }
+                XCTAssertEqual(fb.width, sizes[1].0, "chunk \(chunk)"); XCTAssertEqual(fb.height, sizes[1].1)
+                pictures.append(fb.snapshotPixels())
+            }
+            XCTAssertEqual(Set(pictures).count, 1, "the same pixels however fed: \(sizes)")
+            let lit = pictures[0].filter { $0 != 0 }.count
+            XCTAssertEqual(lit, kept * kept, "only what every size covered is kept: \(sizes)")
+        }
+    }
+
     // MARK: RSA-AES "ne" types
 
     /// An RA2ne server, its key and ours fixed: the bytes up to and including the AES-EAX

@@ -52,6 +52,9 @@ public final class ClientEngine {
     let jobs: DecodeManager?
     /// Where the framebuffer's pixels come from.
     private let pixelAllocator: any PixelAllocator
+    /// The part of the pixels that every size noted since the last resize made covers
+    /// (`noteResize`, `applyResize`); nil when no resize is pending.
+    private var resizeKeeps: (w: Int, h: Int)?
     /// A recording watching the stream (`startRecording`).
     private var recording = Recording.off
     private enum Recording { case off, armed(RecordingObserver), on(RecordingObserver) }
@@ -293,19 +296,28 @@ public final class ClientEngine {
     /// Notes a resize to `width`x`height` (checked against the limits by the caller).
     func noteResize(width: Int, height: Int) {
         server.width = width; server.height = height
+        let kept = resizeKeeps ?? (Int.max, Int.max)
+        resizeKeeps = (min(kept.w, width), min(kept.h, height))
         flow.desktopResized()
     }
 
-    /// Makes the size the server last set, if the framebuffer is not that size yet: before a
-    /// rect draws, and when parsing stops.
+    /// Makes the size the server last set, if the framebuffer is not that size yet (or a run
+    /// of resizes went through a smaller one): before a rect draws, and when parsing stops.
     func applyResize() throws {
-        guard let fb = framebuffer, server.width != fb.width || server.height != fb.height else { return }
+        guard let fb = framebuffer, let keep = resizeKeeps else { return }
         let w = server.width, h = server.height
+        guard w != fb.width || h != fb.height || keep.w < fb.width || keep.h < fb.height else {
+            resizeKeeps = nil
+            return
+        }
         // rects on workers write the old pixels
         if let o = jobs, o.hasPending { try o.drain() }
         // made outside the lock (the workers are drained: nothing else writes the old pixels),
-        // swapped in under it: the window never waits for 256 MiB to be cleared and copied
-        let pixels = fb.resizedPixels(width: w, height: h)
+        // swapped in under it: the window never waits for 256 MiB to be cleared and copied.
+        // Only what every size of the run covered is kept: the picture is then the same
+        // whether the run was made at once or size by size (as the bytes happened to arrive)
+        let pixels = fb.resizedPixels(width: w, height: h, keepWidth: keep.w, keepHeight: keep.h)
+        resizeKeeps = nil
         fb.lock.withWriterLock { fb.adopt(pixels, width: w, height: h) }
         stats.resizes += 1
         addWork(w * h)

@@ -96,10 +96,11 @@ public final class Framebuffer: @unchecked Sendable {
 
     /// The pixels of a resize, made without the lock (its slow part: up to 256 MiB allocated,
     /// cleared and copied, while the front end keeps reading the old ones): the old pixels
-    /// where they overlap, black elsewhere. Only the thread that writes pixels may call it,
-    /// with no decoder at work, so the old pixels hold still while it reads them.
-    public func resizedPixels(width w: Int, height h: Int) -> UnsafeMutablePointer<UInt32> {
-        let cw = min(w, width), ch = min(h, height)
+    /// where they overlap (and lie within `keepWidth`x`keepHeight`), black elsewhere. Only the
+    /// thread that writes pixels may call it, with no decoder at work, so the old pixels hold
+    /// still while it reads them.
+    public func resizedPixels(width w: Int, height h: Int, keepWidth: Int = .max, keepHeight: Int = .max) -> UnsafeMutablePointer<UInt32> {
+        let cw = max(0, min(w, width, keepWidth)), ch = max(0, min(h, height, keepHeight))
         // each pixel written once (every page touched now, as `zeroed` does): copied, or black
         let np = allocator.allocate(max(1, w * h))
         if w * h == 0 { np.initialize(to: 0) }
