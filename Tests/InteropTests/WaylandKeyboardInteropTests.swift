@@ -44,9 +44,14 @@ final class WaylandKeyboardInteropTests: XCTestCase {
                                    arguments: ["-display", server.displayName, "-geometry", "1024x768+0+0", "-event", "keyboard"],
                                    logURL: log)
         addTeardownBlock { xev.stop() }
-        // xev prints nothing before its first event: give it a moment to map its window
-        Thread.sleep(forTimeInterval: 1)
-        XCTAssertTrue(xev.isRunning, "xev started: \(xev.logTail())")
+        // xev prints nothing before its first event: wait until its window is mapped on the
+        // server (a fixed second was too short under load: a first key then went nowhere)
+        let mapped = poll(timeout: 15, interval: 0.1) {
+            guard let r = try? runTool("xdotool", ["search", "--onlyvisible", "--name", "Event Tester"], in: dir,
+                                       environment: ["DISPLAY": server.displayName], allowFailure: true) else { return false }
+            return !r.stdout.isEmpty
+        }
+        XCTAssertTrue(mapped && xev.isRunning, "xev's window mapped: \(xev.logTail())")
         return log
     }
 
