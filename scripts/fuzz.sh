@@ -12,9 +12,11 @@
 #                                                until the ledger holds FARCAST_FUZZ_GOAL (10^7) runs
 #   scripts/fuzz.sh --ledger                     runs recorded per target (all runs, all sessions)
 #
-# Every run that ends is added to .build/fuzz-logs/ledger.tsv (date, target, runs, seconds, result,
-# commit): a long campaign is many runs over sessions on a corpus that keeps growing, and the
-# ledger is what says how many inputs a target has seen without a finding.
+# Every run that ends is added to Fuzz/ledger.tsv (date, target, runs, seconds, result, commit;
+# --ci's short runs go to .build/fuzz-logs/ci-ledger.tsv instead): a long campaign is many runs
+# over sessions and machines on a corpus that keeps growing, and the ledger is what says how many
+# inputs a target has seen without a finding. It is kept in git because .build is not: commit it
+# with the campaign's session. Runs count towards a target's goal only on code that still holds.
 # Each target keeps its corpus in .build/fuzz-corpus/TARGET (outside git), so long runs build
 # on each other. One fuzzer runs at a time: the machine is shared with builds.
 # FARCAST_FUZZ_NO_BUILD=1 uses the binary as it is (a long run while the sources change).
@@ -24,6 +26,7 @@ cd "$(dirname "$0")/.."
 BIN=.build/fuzz/release/farcast-fuzz
 SEEDS=.build/fuzz-seeds
 CORPUS_DIR=${FARCAST_CORPUS_DIR:-../shared/corpus}
+LEDGER=${FARCAST_FUZZ_LEDGER:-Fuzz/ledger.tsv}
 
 build() {
   local log=.build/fuzz-build.log
@@ -68,7 +71,7 @@ run() {
   units=$(find "$corpus" -type f | wc -l)
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "${execs:-0}" "$secs" \
     "$([ $status -eq 0 ] && echo clean || echo "finding($status)")" "$(git rev-parse --short HEAD 2>/dev/null || echo -)" \
-    >>.build/fuzz-logs/ledger.tsv
+    >>"$LEDGER"
   printf 'fuzz: %-18s %11s execs  %6s/s  cov %5s  corpus %5s  %4ss\n' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$units" "$secs"
   if [ $status -ne 0 ]; then
     local found; found=$(ls -t "$crashes" 2>/dev/null | head -1)
@@ -88,6 +91,7 @@ case "${1:-}" in
     build; FARCAST_FUZZ_TARGET=list $BIN | awk -F'\t' '{ printf "%-18s %s\n", $1, $3 }' ;;
   --ci)
     start=$SECONDS
+    LEDGER=.build/fuzz-logs/ci-ledger.tsv
     build
     failed=0
     for t in $(targets); do run "$t" "${FARCAST_FUZZ_SECONDS:-3}" || failed=1; done
@@ -101,10 +105,10 @@ case "${1:-}" in
     for t in $(targets); do run "$t" "$secs" "$@" || failed=1; done
     exit $failed ;;
   --ledger)
-    [ -f .build/fuzz-logs/ledger.tsv ] || { echo "fuzz: no runs recorded yet"; exit 0; }
+    [ -f "$LEDGER" ] || { echo "fuzz: no runs recorded yet"; exit 0; }
     awk -F'\t' '{ runs[$2] += $3; secs[$2] += $4; if ($5 != "clean") bad[$2]++ }
       END { for (t in runs) printf "%-18s %12d runs %8d s %s\n", t, runs[t], secs[t], bad[t] ? bad[t] " with a finding" : "no finding" }' \
-      .build/fuzz-logs/ledger.tsv | sort ;;
+      "$LEDGER" | sort ;;
   campaign)
     shift
     [ $# -ge 1 ] || { echo "usage: scripts/fuzz.sh campaign TARGET..."; exit 2; }
@@ -112,14 +116,14 @@ case "${1:-}" in
     build
     for t in "$@"; do
       while :; do
-        done_runs=$(awk -F'\t' -v t="$t" '$2 == t { n += $3 } END { print n + 0 }' .build/fuzz-logs/ledger.tsv 2>/dev/null || echo 0)
+        done_runs=$(awk -F'\t' -v t="$t" '$2 == t { n += $3 } END { print n + 0 }' "$LEDGER" 2>/dev/null || echo 0)
         [ "$done_runs" -lt "$goal" ] || { echo "fuzz: $t has $done_runs runs"; break; }
         renice -n 19 $$ >/dev/null
         run "$t" "${FARCAST_FUZZ_CHUNK:-600}" || exit 1
       done
     done ;;
   ""|-h|--help)
-    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *)
     [ $# -ge 2 ] || { echo "usage: scripts/fuzz.sh TARGET SECONDS [FLAGS...]"; exit 2; }
     t=$1 secs=$2; shift 2

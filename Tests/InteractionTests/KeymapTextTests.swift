@@ -10,8 +10,17 @@ final class KeymapTextTests: XCTestCase {
     static func keymapText(_ layout: String) throws -> String {
         let ctx = try XCTUnwrap(xkb_context_new(XKB_CONTEXT_NO_ENVIRONMENT_NAMES))
         defer { xkb_context_unref(ctx) }
-        var names = xkb_rule_names(rules: "evdev", model: "pc105", layout: layout, variant: "", options: nil)
-        let km = try XCTUnwrap(xkb_keymap_new_from_names(ctx, &names, XKB_KEYMAP_COMPILE_NO_FLAGS))
+        // The names' C strings must outlive the call: a Swift string passed straight into
+        // xkb_rule_names's initialiser is a pointer valid only during that initialiser.
+        let built: OpaquePointer? = "evdev".withCString { r in
+            "pc105".withCString { m in
+                layout.withCString { l in
+                    var names = xkb_rule_names(rules: r, model: m, layout: l, variant: nil, options: nil)
+                    return xkb_keymap_new_from_names(ctx, &names, XKB_KEYMAP_COMPILE_NO_FLAGS)
+                }
+            }
+        }
+        let km = try XCTUnwrap(built)
         defer { xkb_keymap_unref(km) }
         let s = try XCTUnwrap(xkb_keymap_get_as_string(km, XKB_KEYMAP_FORMAT_TEXT_V1))
         defer { free(s) }

@@ -10,8 +10,17 @@ import XCTest
 final class XKBGuardTests: XCTestCase {
     private func oneLayoutKeymap() throws -> (OpaquePointer, OpaquePointer) {
         let ctx = try XCTUnwrap(xkb_context_new(XKB_CONTEXT_NO_ENVIRONMENT_NAMES))
-        var names = xkb_rule_names(rules: "evdev", model: "pc105", layout: "us", variant: "", options: nil)
-        let km = try XCTUnwrap(xkb_keymap_new_from_names(ctx, &names, XKB_KEYMAP_COMPILE_NO_FLAGS))
+        // The names' C strings must outlive the call (a Swift string passed straight into the
+        // initialiser is a pointer valid only during it).
+        let built: OpaquePointer? = "evdev".withCString { r in
+            "pc105".withCString { m in
+                "us".withCString { l in
+                    var names = xkb_rule_names(rules: r, model: m, layout: l, variant: nil, options: nil)
+                    return xkb_keymap_new_from_names(ctx, &names, XKB_KEYMAP_COMPILE_NO_FLAGS)
+                }
+            }
+        }
+        let km = try XCTUnwrap(built)
         return (ctx, km)
     }
 
