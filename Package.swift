@@ -22,10 +22,11 @@ let package = Package(
                        providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CXKBCommon", path: "Sources/CXKBCommon", pkgConfig: "xkbcommon",
                        providers: [.apt(["libxkbcommon-dev"])]),
-        // the clipboard's own X selection reader: INCR transfers, XFixes change notification
+        // the clipboard's own X selection reader: INCR transfers, XFixes change notification;
+        // xkbcommon-x11: the X server's own keymap
         // (xcb-xfixes.pc requires xcb: one pkg-config name brings both)
         .systemLibrary(name: "CXCB", path: "Sources/CXCB", pkgConfig: "xcb-xfixes",
-                       providers: [.apt(["libxcb1-dev", "libxcb-xfixes0-dev"])]),
+                       providers: [.apt(["libxcb1-dev", "libxcb-xfixes0-dev", "libxkbcommon-x11-dev"])]),
         .systemLibrary(name: "CSDL2TTF", path: "Sources/CSDL2TTF", pkgConfig: "SDL2_ttf",
                        providers: [.apt(["libsdl2-ttf-dev"])]),
         // libc calls Swift cannot make (variadic prctl)

@@ -245,7 +245,7 @@ public final class InputController {
         }
     }
 
-    /// The window system's keymap (Wayland): the translator takes it, or one is made from it
+    /// The window system's keymap (a Wayland compositor's, the X server's): the translator takes it, or one is made from it
     /// when the translator cannot (the built-in US fallback). What the server holds is
     /// released first: those keys were looked up in the old keymap. A keymap that does not
     /// compile is refused and the old one kept.
@@ -261,7 +261,7 @@ public final class InputController {
                 keyTranslator = XKBKeyTranslator(try KeyboardTranslator(keymapText: text))
             }
             let name = (keyTranslator as? XKBKeyTranslator)?.translator.spec.layout ?? "?"
-            return [.log("keyboard: the compositor's keymap (\(text.utf8.count) bytes, layout \(name)) translates the keys")]
+            return [.log("keyboard: the window system's keymap (\(text.utf8.count) bytes, layout \(name)) translates the keys")]
         } catch {
             return [.log("keyboard: a keymap from the compositor was refused, the previous one stays: \(error)")]
         }

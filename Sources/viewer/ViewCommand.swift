@@ -117,6 +117,7 @@ struct ViewCommand: ParsableCommand {
         c.localDisplay = display
         c.showKeyboardAtStart = onScreenKeyboard && !viewOnly
         c.keyTranslator = keyTranslator()
+        c.followsX11Keymap = keyboard == nil
         if conn.verbose {
             // SDL's calls the guards changed (from SDL's pump, on the main thread): once per kind
             farcast_xkb_guard_set_log { line in line.map { say(String(cString: $0)) } }

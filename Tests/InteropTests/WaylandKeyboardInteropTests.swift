@@ -219,18 +219,19 @@ final class WaylandKeyboardInteropTests: XCTestCase {
 
     // MARK: XWayland
 
-    /// The viewer as an X11 client through sway's XWayland, typed on by a keyboard with a full
-    /// German keymap (vk-keymap: key codes are positions, as a real keyboard's) and told
-    /// `--keyboard de`: capitals and ö reach the xterm. (wtype through XWayland types wrong:
-    /// its key codes are slots, and the X11 path reads positions; see the README.)
+    /// The viewer as an X11 client through sway's XWayland, which passes each keyboard's keymap
+    /// on to its X server; the viewer translates with the X server's keymap (no `--keyboard`):
+    /// a keyboard with a full German keymap (vk-keymap: key codes are positions, as a real
+    /// keyboard's) types capitals and ö, then wtype's made-up keymap (its key codes are slots:
+    /// read by position they were Escape, 1, 2...) types ü and ß, and both reach the xterm.
     func testTypedTextThroughXWayland() throws {
-        try WaylandDesktop.skipUnlessAvailable(.sway, tools: ["xterm", "Xwayland", "xhost", "cc", "pkg-config"])
+        try WaylandDesktop.skipUnlessAvailable(.sway, tools: ["xterm", "Xwayland", "xhost", "wtype", "cc", "pkg-config"])
         let dir = try workDir()
         let vk = try buildTool("vk-keymap", "wayland-client xkbcommon", dir)
         let server = try server(dir)
         let typed = try xtermCat(server, dir)
         let desktop = try startWaylandDesktop(.sway, xwayland: true, dir: dir)
-        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, ["--keyboard", "de"], xwayland: true)
+        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, [], xwayland: true)
         XCTAssertTrue(poll(timeout: 5) { viewerFocused(desktop, dir) }, "the viewer has the focus")
         // Shift+H, e, l, l, o, Shift+Z's position on a German keyboard (Y), ö's (semicolon), Return
         let keys = ["+42", "35", "-42", "18", "38", "38", "24", "+42", "21", "-42", "39", "28"]

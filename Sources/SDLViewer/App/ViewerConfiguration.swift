@@ -22,6 +22,9 @@ public struct ViewerConfiguration {
     public var scaling: ScalingMode = .fit
     /// The key translator (the xkbcommon one plugs in here).
     public var keyTranslator: KeyTranslating = KeyMapTranslator()
+    /// On X11 the X server's own keymap replaces the translator's layout (and follows its
+    /// changes); false when the user named a layout (`--keyboard`), which then stays.
+    public var followsX11Keymap = true
     /// Who answers the session's questions (credentials, trust); nil: the window makes one that
     /// answers the session (tests give one that records the answers).
     public var prompter: WindowPrompter?

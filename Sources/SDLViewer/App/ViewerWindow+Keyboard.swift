@@ -1,10 +1,28 @@
 import CSDL2
 import Interaction
 
-/// The window's keyboard on Wayland (our own wl_keyboard, Input/WaylandKeyboard.swift) and the
-/// keyboard grab on every video driver: on Wayland our shortcuts inhibitor, whose answer the
-/// user is told; elsewhere SDL's grab.
+/// The window's keyboard on Wayland (our own wl_keyboard, Input/WaylandKeyboard.swift), the X
+/// server's keymap on X11 (Input/X11Keymap.swift), and the keyboard grab on every video driver:
+/// on Wayland our shortcuts inhibitor, whose answer the user is told; elsewhere SDL's grab.
 extension ViewerWindow {
+    /// On X11 (unless `--keyboard` named a layout): the X server's keymap translates the keys,
+    /// read now and after each change (SDL_KEYMAPCHANGED: MappingNotify), so a layout switched
+    /// mid-session or a keymap XWayland passes on from a virtual keyboard means what it says.
+    /// True when the window needs presenting (never: nothing is drawn for it).
+    @discardableResult
+    func followX11Keymap() -> Bool {
+        guard config.followsX11Keymap, waylandKeyboard == nil,
+              let driver = SDL_GetCurrentVideoDriver(), String(cString: driver) == "x11" else { return false }
+        switch X11Keymap.read() {
+        case .success(let (text, state)):
+            _ = handleActions(router.handle(.keymapChanged(keymap: text)))
+            _ = handleActions(router.handle(.keyboardModifiers(state)))
+        case .failure(let why):
+            log("keyboard: the X server's keymap cannot be read (\(why)); the detected layout stays")
+        }
+        return false
+    }
+
     /// After the window exists: our own keyboard when SDL runs on Wayland.
     func startWaylandKeyboard() {
         guard let window else { return }

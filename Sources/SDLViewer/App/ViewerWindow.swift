@@ -135,6 +135,7 @@ public final class ViewerWindow {
         try createWindow()
         defer { teardown() }
         startWaylandKeyboard()
+        followX11Keymap()
         let dir: ClipboardDirection = config.viewOnly ? (config.clipboardDirection.receives ? .receive : .off) : config.clipboardDirection
         let bridge = ClipboardBridge(session: session, direction: dir, primary: config.clipboardPrimary)
         clipboard = bridge
@@ -269,6 +270,8 @@ public final class ViewerWindow {
             return true
         case waylandKeyboard?.wake.eventType:
             return waylandKeyboardEvents()
+        case SDL_KEYMAPCHANGED.rawValue where waylandKeyboard == nil:
+            return followX11Keymap()
         case readerWake?.eventType:
             // texts read by our own (X11 or Wayland) reader; a refusal comes back as a notice
             return selectionsRead()
