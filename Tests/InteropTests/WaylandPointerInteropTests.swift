@@ -13,7 +13,9 @@ import Glibc
 /// axis_value120 (high-resolution wheels) needs a v8 seat. Either way SDL sums the precise
 /// values into the whole notches the viewer sends (RFB's wheel has only notches).
 final class WaylandPointerInteropTests: XCTestCase {
-    func clickAndWheel(xwayland: Bool) throws {
+    /// At output `scale` the viewer shows the desktop 1:1 in device pixels (`--scale 1:1`) and
+    /// the pointer moves in the output's logical points: each must land on the remote pixel under it.
+    func clickAndWheel(xwayland: Bool, scale: Double = 1) throws {
         try WaylandDesktop.skipUnlessAvailable(.sway, tools: ["xev"])
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-wlptr-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -30,12 +32,13 @@ final class WaylandPointerInteropTests: XCTestCase {
         addTeardownBlock { xev.stop() }
         XCTAssertTrue(poll(timeout: 10) { (try? String(contentsOf: xevLog, encoding: .utf8))?.contains("Event") ?? false }
                       || xev.isRunning, "xev started")
-        let desktop = try startWaylandDesktop(.sway, width: 640, height: 480, xwayland: xwayland, dir: dir)
-        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, xwayland: xwayland)
+        let desktop = try startWaylandDesktop(.sway, width: 640, height: 480, scale: scale, xwayland: xwayland, dir: dir)
+        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, scale == 1 ? [] : ["--scale", "1:1"], xwayland: xwayland)
+        func at(_ x: Int, _ y: Int) -> String { "move \(Int(Double(x) / scale)) \(Int(Double(y) / scale))" }
         // the seat gains its pointer with this device: the clients bind their wl_pointer a moment
         // later, and a button before their `enter` goes nowhere (a real mouse is there from the start)
-        try WaylandVirtualPointer.run(desktop, ["move 100 100", "sleep 500", "move 200 150", "click 1", "sleep 100", "wheel 1", "sleep 100",
-                                                "wheel -1", "sleep 100", "move 400 300", "click 3"], in: dir)
+        try WaylandVirtualPointer.run(desktop, [at(100, 100), "sleep 500", at(200, 150), "click 1", "sleep 100", "wheel 1", "sleep 100",
+                                                "wheel -1", "sleep 100", at(400, 300), "click 3"], in: dir)
         var buttons: [(Int, Int, Int)] = []
         let ok = poll(timeout: 10, interval: 0.2) {
             buttons = InputInteropTests.parseXev((try? String(contentsOf: xevLog, encoding: .utf8)) ?? "").1
@@ -51,6 +54,8 @@ final class WaylandPointerInteropTests: XCTestCase {
     }
 
     func testClickAndWheelReachTheServerNatively() throws { try clickAndWheel(xwayland: false) }
+
+    func testClickAndWheelAtOutputScale2LandOnTheRemotePixel() throws { try clickAndWheel(xwayland: false, scale: 2) }
 
     /// QEMU's relative pointer (its PS/2 mouse; no guest, so what QEMU does with the deltas is not
     /// seen): a click captures, SDL locks the pointer through pointer-constraints (sway answers

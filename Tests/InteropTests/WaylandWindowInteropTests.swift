@@ -118,6 +118,30 @@ final class WaylandWindowInteropTests: XCTestCase {
         XCTAssertTrue(play.isRunning, play.logTail())
     }
 
+    /// The launcher at output scale 2 draws in device pixels, not at 1x for the compositor to
+    /// stretch: its surface says buffer scale 2 and its buffers are the output's 1024x768
+    /// pixels (for a window of 512x384 points), read from its protocol log. FARCAST_SHOTS=DIR
+    /// keeps the screenshot to look at.
+    func testLauncherAtOutputScale2DrawsInDevicePixels() throws {
+        try WaylandDesktop.skipUnlessAvailable(.sway, tools: ["grim"])
+        let dir = try workDir()
+        let desktop = try startWaylandDesktop(.sway, scale: 2, dir: dir)
+        let launcher = try ChildProcess(name: "launcher", executable: viewerPath, arguments: ["launcher"],
+                                        logURL: dir.appendingPathComponent("launcher.log"),
+                                        environment: desktop.nativeClient.merging(["XDG_CONFIG_HOME": dir.path, "XDG_STATE_HOME": dir.path,
+                                                                                   "WAYLAND_DEBUG": "client"]) { $1 })
+        addTeardownBlock { launcher.stop() }
+        let shot = try desktop.waitForScreen(in: dir) { img in img.pixels[img.width * 600 + 500] & 0xFFFFFF != 0 }
+        XCTAssertNotEqual(shot.pixels[shot.width * 600 + 500] & 0xFFFFFF, 0, "launcher drew nothing: \(launcher.logTail())")
+        XCTAssertTrue(launcher.log.contains("set_buffer_scale(2)"), "buffer scale 2: \(launcher.logTail())")
+        XCTAssertTrue(launcher.log.range(of: #"create_buffer\(new id wl_buffer@\d+, \d+, 1024, 768,"#, options: .regularExpression) != nil,
+                      "1024x768 buffers: \(launcher.log.split(separator: "\n").filter { $0.contains("create_buffer") }.prefix(3))")
+        if let keep = ProcessInfo.processInfo.environment["FARCAST_SHOTS"] {
+            try runTool("grim", ["-t", "png", "\(keep)/launcher-scale2.png"], in: dir, environment: desktop.wayland, timeout: 20)
+        }
+        XCTAssertTrue(launcher.isRunning, launcher.logTail())
+    }
+
     /// weston's headless backend offers no wl_seat: SDL 2.26 would die in SDL_Init. Without an X
     /// display the viewer says so and exits 1; with one (the Xvnc's own) it uses X11.
     func testWestonWithoutSeatGivesTheMessageOrX11NeverASignal() throws {

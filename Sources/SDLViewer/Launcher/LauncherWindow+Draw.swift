@@ -58,10 +58,34 @@ extension LauncherWindow {
             let p = rect(r)
             o.panel(p.x, p.y, p.w, p.h, radius: i(radius), color: c)
         }
-        /// Text vertically centred in `r`, from `dx` points in.
-        func label(_ t: String, _ pt: Double, in r: ViewRect, dx: Double = 12, color: SDL_Color = Overlay.textColor) {
-            let p = px(pt), h = o.text.lineHeight(p)
-            o.text.draw(t, p, x: i(r.x + dx), y: i(r.y) + (i(r.h) - h) / 2, color: color)
+        /// Text vertically centred in `r`, from `dx` points in, kept inside `r` (`dx` from its
+        /// right edge too): a text wider than that is cut there, or, with `showEnd` (a field
+        /// being typed in), shows its end.
+        func label(_ t: String, _ pt: Double, in r: ViewRect, dx: Double = 12, color: SDL_Color = Overlay.textColor,
+                   showEnd: Bool = false) {
+            let p = px(pt), h = o.text.lineHeight(p), box = rect(r)
+            let room = box.w - 2 * i(dx)
+            guard room > 0 else { return }
+            var x = box.x + i(dx)
+            if showEnd { x -= max(0, o.text.size(t, p).w - room) }
+            clipped(SDL_Rect(x: Int32(box.x + i(dx)), y: Int32(box.y), w: Int32(room), h: Int32(box.h))) {
+                o.text.draw(t, p, x: x, y: box.y + (box.h - h) / 2, color: color)
+            }
+        }
+
+        /// Draws with the renderer clipped to `r` within any clip already set, then puts that back.
+        func clipped(_ r: SDL_Rect, _ body: () -> Void) {
+            var outer = SDL_Rect(), inner = r, wanted = r
+            let had = SDL_RenderIsClipEnabled(o.renderer) == SDL_TRUE
+            if had {
+                SDL_RenderGetClipRect(o.renderer, &outer)
+                var both = SDL_Rect()
+                if SDL_IntersectRect(&outer, &wanted, &both) == SDL_FALSE { return }
+                inner = both
+            }
+            SDL_RenderSetClipRect(o.renderer, &inner)
+            body()
+            if had { SDL_RenderSetClipRect(o.renderer, &outer) } else { SDL_RenderSetClipRect(o.renderer, nil) }
         }
         func centred(_ t: String, _ pt: Double, in r: ViewRect, color: SDL_Color = Overlay.textColor) {
             let p = px(pt), m = o.text.size(t, p)
@@ -76,7 +100,7 @@ extension LauncherWindow {
         if state.query.isEmpty {
             d.label("Connect to… host:display, vnc://host — or type to filter", 15, in: l.queryField, dx: 14, color: Overlay.dimTextColor)
         } else {
-            d.label(state.query + "▏", 15, in: l.queryField, dx: 14)
+            d.label(state.query + "▏", 15, in: l.queryField, dx: 14, showEnd: true)
         }
         d.panel(l.newButton, Overlay.selectColor)
         d.centred("+ New", 15, in: l.newButton)
@@ -156,7 +180,7 @@ extension LauncherWindow {
             d.panel(box, Overlay.fieldColor)
             switch field.kind {
             case .text:
-                d.label(field.value + (i == f.focus ? "▏" : ""), 15, in: box)
+                d.label(field.value + (i == f.focus ? "▏" : ""), 15, in: box, showEnd: i == f.focus)
             case .choice:
                 d.label("‹  \(LauncherForm.display(field))  ›", 15, in: box)
             case .toggle:
