@@ -37,6 +37,11 @@ build() {
       -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING >"$log" 2>&1; then
     grep -vE 'prohibited flag|Cannot export local symbol' "$log" | tail -40
     echo "fuzz: build failed (full log: $log)"; exit 1
+  else
+    # the ledger names the code the binary was built from, not the checkout of the moment
+    # ("+" when the sources had changes not committed)
+    { git rev-parse --short HEAD 2>/dev/null || echo -; } | tr -d '\n' >.build/fuzz/commit
+    git diff --quiet HEAD -- Sources Fuzz Package.swift 2>/dev/null || printf '+' >>.build/fuzz/commit
   fi
   # seeds follow the code that writes them: rewritten whenever the binary changed
   if [ ! -e $SEEDS/.stamp ] || [ $BIN -nt $SEEDS/.stamp ]; then
@@ -70,7 +75,7 @@ run() {
   cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
   units=$(find "$corpus" -type f | wc -l)
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "${execs:-0}" "$secs" \
-    "$([ $status -eq 0 ] && echo clean || echo "finding($status)")" "$(git rev-parse --short HEAD 2>/dev/null || echo -)" \
+    "$([ $status -eq 0 ] && echo clean || echo "finding($status)")" "$(cat .build/fuzz/commit 2>/dev/null || echo -)" \
     >>"$LEDGER"
   printf 'fuzz: %-18s %11s execs  %6s/s  cov %5s  corpus %5s  %4ss\n' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$units" "$secs"
   if [ $status -ne 0 ]; then
