@@ -33,6 +33,8 @@ PKGS=(
   # keyboard, wayland-info lists a compositor's globals; weston and mutter (in dbus-run-session)
   # are the other compositors the viewer is tried on; xwayland for the viewer through X11 there
   wtype wayland-utils weston mutter xwayland
+  # cage: a kiosk compositor (wlroots) with no keyboard-shortcuts-inhibit: the grab's message
+  cage
   # the Wayland clipboard tests: wl-copy and wl-paste set and read sway's selections (wlr-data-control)
   wl-clipboard
   # the decoration tests on mutter drive its pointer through org.gnome.Mutter.RemoteDesktop (GIO),

@@ -2,7 +2,7 @@
 # A headless Wayland compositor for tests: no GPU, no input devices, no seat, as an unprivileged
 # user (sway refuses root), with a runtime directory of its own (mode 0700).
 #
-#   scripts/wayland-session.sh start [--compositor sway|weston|mutter] [--size WxH] [--scale N] [--xwayland]
+#   scripts/wayland-session.sh start [--compositor sway|weston|mutter|cage] [--size WxH] [--scale N] [--xwayland]
 #       starts one and prints shell lines to eval:  export XDG_RUNTIME_DIR=... WAYLAND_DISPLAY=...
 #       FARCAST_WL_DIR=... FARCAST_WL_COMPOSITOR=... ; the compositor keeps running in the background.
 #       --xwayland (sway): XWayland too, and DISPLAY=:N for X11 clients (it lets in its user and root).
@@ -25,6 +25,12 @@
 #   mutter (43, --headless --wayland --no-x11 --virtual-monitor WxH in dbus-run-session): draws
 #          with llvmpipe through EGL surfaceless; no grim, no wtype (its input is the
 #          org.gnome.Mutter.RemoteDesktop D-Bus API).
+#   cage   (0.1.4, wlroots 0.15 headless, pixman): a kiosk compositor: no keyboard-shortcuts-inhibit,
+#          no virtual keyboard; its headless output is 1280x720 whatever --size says (wlroots'
+#          default: it is refused otherwise). Its first program waits (`sleep`); clients connect.
+#          grim works, but on the headless backend a full-screen client's later frames are not
+#          shown (each frame logs "Basic output test failed" and the first one stays on screen,
+#          with SDL's own OpenGL renderer too): no picture tests on it.
 set -euo pipefail
 
 WL_USER=farcast-wl
@@ -104,7 +110,12 @@ EOF
       cmd=(dbus-run-session -- mutter --headless --wayland --no-x11 --wayland-display="$socket"
            --virtual-monitor "${w}x${h}")
       ;;
-    *) die "--compositor sway|weston|mutter" ;;
+    cage)
+      [ "$size" = 1280x720 ] || die "cage's headless output is 1280x720 (wlroots' default), not $size"
+      cmd=(cage -d -- sleep infinity)
+      socket=""   # cage names it wayland-N itself
+      ;;
+    *) die "--compositor sway|weston|mutter|cage" ;;
   esac
   echo "$compositor" > "$dir/compositor"
   # its own session (setsid): `stop` ends the whole group (dbus-daemon, Xwayland helpers)
@@ -192,5 +203,5 @@ case "${1:-}" in
   run) shift; run "$@" ;;
   env-check) wayland-info ;;
   __as_user) shift; as_user "$@" ;;   # internal: the compositor's command line
-  *) sed -n '2,25p' "$self"; exit 2 ;;
+  *) sed -n '2,33p' "$self"; exit 2 ;;
 esac

@@ -217,6 +217,21 @@ final class WaylandKeyboardInteropTests: XCTestCase {
                       "the inhibitor went inactive: \(viewer.logTail())")
     }
 
+    /// A compositor without keyboard-shortcuts-inhibit (cage, a wlroots kiosk compositor): the
+    /// full-screen grab cannot be had there and the viewer says so, then goes on with its session.
+    func testTheGrabSaysWhenTheCompositorOffersNoInhibitor() throws {
+        try WaylandDesktop.skipUnlessAvailable(.cage)
+        let dir = try workDir()
+        let server = try server(dir)
+        let desktop = try startWaylandDesktop(.cage, width: 1280, height: 720, dir: dir)
+        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, ["--fullscreen"])
+        XCTAssertTrue(poll(timeout: 15) { viewer.log.contains("viewer: ready") }, viewer.logTail())
+        XCTAssertTrue(viewer.log.contains("Cannot grab the keyboard: the compositor offers no shortcuts inhibitor (it keeps Alt+Tab and Super)"),
+                      viewer.logTail())
+        XCTAssertTrue(viewer.log.contains("keyboard: our own wl_keyboard"), viewer.logTail())
+        XCTAssertTrue(viewer.isRunning, viewer.logTail())
+    }
+
     // MARK: XWayland
 
     /// The viewer as an X11 client through sway's XWayland, which passes each keyboard's keymap

@@ -10,7 +10,7 @@ import Glibc
 /// (grim, wlr-screencopy) and typed input (wtype, the virtual-keyboard protocol); weston and mutter
 /// offer neither (see the script's header).
 final class WaylandDesktop: @unchecked Sendable {
-    enum Compositor: String, Sendable { case sway, weston, mutter }
+    enum Compositor: String, Sendable { case sway, weston, mutter, cage }
 
     let compositor: Compositor
     let width: Int, height: Int
@@ -106,7 +106,7 @@ final class WaylandDesktop: @unchecked Sendable {
 
     /// grim's screenshot of the whole output in device pixels (sway only).
     func screenshot(in dir: URL, name: String = "grim") throws -> RGBImage {
-        guard compositor == .sway else { throw HarnessError("\(compositor.rawValue) has no screencopy for grim") }
+        guard compositor == .sway else { throw HarnessError("\(compositor.rawValue) has no screencopy for grim (cage has, but does not show a full-screen client's later frames headless)") }
         let path = dir.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(6)).png").path
         try runTool("grim", ["-t", "png", "-l", "0", path], in: dir, environment: wayland, timeout: 20)
         defer { try? FileManager.default.removeItem(atPath: path) }
