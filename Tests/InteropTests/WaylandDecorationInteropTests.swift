@@ -18,19 +18,10 @@ final class WaylandDecorationInteropTests: XCTestCase {
 
     func testTitleBarMoveAndResizeOnMutter() throws {
         try WaylandDesktop.skipUnlessAvailable(.mutter, tools: ["cc", "pkg-config", "setpriv"])
-        guard (try? runTool("pkg-config", ["--exists", "gio-2.0"], in: URL(fileURLWithPath: NSTemporaryDirectory()))) != nil else {
-            throw XCTSkip("mutter-pointer needs GIO (libglib2.0-dev): run scripts/install-deps.sh")
-        }
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-wldeco-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir.path)
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
-        // built where the compositor's user can run it
-        let tool = dir.appendingPathComponent("mutter-pointer").path
-        let flags = try runTool("pkg-config", ["--cflags", "--libs", "gio-2.0"], in: dir)
-        try runTool("cc", ["-O1", "-o", tool, InteropTools.repoRoot.appendingPathComponent("scripts/wayland/mutter-pointer.c").path]
-                    + String(decoding: flags.stdout, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init),
-                    in: dir, timeout: 60)
+        let tool = try WaylandDesktop.buildTool("mutter-pointer", "gio-2.0", dir).path
 
         var o = VNCServer.Options()
         o.content = .blank
@@ -40,17 +31,8 @@ final class WaylandDecorationInteropTests: XCTestCase {
         let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, environment: ["WAYLAND_DEBUG": "client"])
         let log = { viewer.log }
 
-        // mutter's session bus, from the compositor's environment (its session: sid = the pid file's)
-        let sid = try String(contentsOfFile: desktop.sessionDir + "/pid", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let pg = try runTool("pgrep", ["-s", sid, "-x", "mutter"], in: dir)
-        let pid = String(decoding: pg.stdout, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
-        let environ = try String(contentsOfFile: "/proc/\(pid)/environ", encoding: .utf8)
-        guard let bus = environ.split(separator: "\0").first(where: { $0.hasPrefix("DBUS_SESSION_BUS_ADDRESS=") })?
-            .dropFirst("DBUS_SESSION_BUS_ADDRESS=".count) else { return XCTFail("no session bus in mutter's environment") }
         func pointer(_ steps: String) throws {
-            try runTool("setpriv", ["--reuid", "farcast-wl", "--regid", "farcast-wl", "--init-groups",
-                                    "env", "DBUS_SESSION_BUS_ADDRESS=\(bus)", tool] + steps.split(separator: " ").map(String.init),
-                        in: dir, timeout: 30)
+            try desktop.runOnSessionBus(tool, steps.split(separator: " ").map(String.init), in: dir)
             Thread.sleep(forTimeInterval: 0.5)
         }
         func matches(_ pattern: String) -> [[String]] {

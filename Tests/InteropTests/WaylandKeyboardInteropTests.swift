@@ -102,7 +102,7 @@ final class WaylandKeyboardInteropTests: XCTestCase {
     func testAKeymapChangeMidSession() throws {
         try WaylandDesktop.skipUnlessAvailable(.sway, tools: ["wtype", "xev", "cc", "pkg-config"])
         let dir = try workDir()
-        let vk = try buildTool("vk-keymap", "wayland-client xkbcommon", dir)
+        let vk = try WaylandDesktop.buildTool("vk-keymap", "wayland-client xkbcommon", dir)
         let server = try server(dir)
         let log = try xev(server, dir)
         let desktop = try startWaylandDesktop(.sway, dir: dir)
@@ -242,7 +242,7 @@ final class WaylandKeyboardInteropTests: XCTestCase {
     func testTypedTextThroughXWayland() throws {
         try WaylandDesktop.skipUnlessAvailable(.sway, tools: ["xterm", "Xwayland", "xhost", "wtype", "cc", "pkg-config"])
         let dir = try workDir()
-        let vk = try buildTool("vk-keymap", "wayland-client xkbcommon", dir)
+        let vk = try WaylandDesktop.buildTool("vk-keymap", "wayland-client xkbcommon", dir)
         let server = try server(dir)
         let typed = try xtermCat(server, dir)
         let desktop = try startWaylandDesktop(.sway, xwayland: true, dir: dir)
@@ -266,51 +266,16 @@ final class WaylandKeyboardInteropTests: XCTestCase {
     func testTypedTextOnMutterReachesTheServersXterm() throws {
         try WaylandDesktop.skipUnlessAvailable(.mutter, tools: ["xterm", "cc", "pkg-config"])
         let dir = try workDir()
-        let typer = try buildTool("mutter-type", "gio-2.0 xkbcommon", dir)
+        let typer = try WaylandDesktop.buildTool("mutter-type", "gio-2.0 xkbcommon", dir)
         let server = try server(dir)
         let typed = try xtermCat(server, dir)
         let desktop = try startWaylandDesktop(.mutter, dir: dir)
-        let bus = try XCTUnwrap(sessionBus(of: desktop), "mutter's session bus")
         let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir)
         Thread.sleep(forTimeInterval: 1)   // mapped and focused (mutter has no tree to ask)
-        try runTool("setpriv", ["--reuid", "farcast-wl", "--regid", "farcast-wl", "--init-groups",
-                                "env", "DBUS_SESSION_BUS_ADDRESS=\(bus)", typer.path,
-                                "+Shift_L", "h", "-Shift_L", "e", "l", "l", "o", "W", "Return"], in: dir, timeout: 20)
+        try desktop.runOnSessionBus(typer.path, ["+Shift_L", "h", "-Shift_L", "e", "l", "l", "o", "W", "Return"], in: dir)
         XCTAssertTrue(poll(timeout: 10) { text(typed).hasSuffix("\n") }, "a line reached the server: \(text(typed).debugDescription); \(viewer.logTail())")
         XCTAssertEqual(text(typed), "HelloW\n", "viewer: \(viewer.logTail())")
         XCTAssertTrue(viewer.log.contains("layout English (US)) translates the keys"), viewer.logTail())
         XCTAssertTrue(viewer.isRunning)
-    }
-
-    /// scripts/wayland/NAME.c compiled into `dir` with pkg-config's `packages` (skips when it
-    /// does not build: a -dev package missing).
-    private func buildTool(_ name: String, _ packages: String, _ dir: URL) throws -> URL {
-        let out = dir.appendingPathComponent(name)
-        let src = InteropTools.repoRoot.appendingPathComponent("scripts/wayland/\(name).c").path
-        let r = try runTool("sh", ["-c", "cc -o '\(out.path)' '\(src)' $(pkg-config --cflags --libs \(packages))"],
-                            in: dir, timeout: 120, allowFailure: true)
-        guard r.status == 0 else {
-            let msg = "\(name) does not build (\(packages) headers): \(r.stderr)"
-            if ProcessInfo.processInfo.environment["FARCAST_INTEROP_REQUIRED"] == "1" { throw HarnessError(msg) }
-            throw XCTSkip(msg)
-        }
-        // mutter-type runs as the compositor's user
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir.path)
-        return out
-    }
-
-    /// The session bus mutter runs on (dbus-run-session's, in mutter's environment).
-    private func sessionBus(of desktop: WaylandDesktop) -> String? {
-        let runtime = desktop.wayland["XDG_RUNTIME_DIR"] ?? ""
-        for pid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int(pid) != nil {
-            guard (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.hasPrefix("mutter") == true,
-                  let env = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { continue }
-            let vars = env.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            guard vars.contains("XDG_RUNTIME_DIR=\(runtime)") else { continue }
-            if let bus = vars.first(where: { $0.hasPrefix("DBUS_SESSION_BUS_ADDRESS=") }) {
-                return String(bus.dropFirst("DBUS_SESSION_BUS_ADDRESS=".count))
-            }
-        }
-        return nil
     }
 }

@@ -57,6 +57,52 @@ final class WaylandPointerInteropTests: XCTestCase {
 
     func testClickAndWheelAtOutputScale2LandOnTheRemotePixel() throws { try clickAndWheel(xwayland: false, scale: 2) }
 
+    /// High-resolution wheels (wl_pointer v8's axis_value120: mutter 43 offers a v8 seat, sway 1.7
+    /// a v7 one), driven through mutter's RemoteDesktop API (scripts/wayland/mutter-pointer.c) and
+    /// counted on the server (wheel notches are buttons 4 and 5): a wheel click is one notch;
+    /// quarter steps (value120 30 each, what a hi-res or free-spinning wheel sends) add up: two
+    /// send nothing yet, four make one notch; upward ones a notch up.
+    func testHighResolutionWheelStepsAddUpToNotchesOnMutter() throws {
+        try WaylandDesktop.skipUnlessAvailable(.mutter, tools: ["xev", "cc", "pkg-config", "setpriv"])
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-wlwheel-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let tool = try WaylandDesktop.buildTool("mutter-pointer", "gio-2.0", dir).path
+        var o = VNCServer.Options()
+        o.content = .blank
+        o.width = 640; o.height = 480
+        let server = try startServer(.xvnc, o)
+        let xevLog = dir.appendingPathComponent("xev.log")
+        let xev = try ChildProcess(name: "xev", executable: InteropTools.need("xev"),
+                                   arguments: ["-display", server.displayName, "-geometry", "640x480+0+0", "-event", "button"],
+                                   logURL: xevLog)
+        addTeardownBlock { xev.stop() }
+        let desktop = try startWaylandDesktop(.mutter, width: 1280, height: 800, dir: dir)
+        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, environment: ["WAYLAND_DEBUG": "client"])
+        func notches() -> [Int] {
+            InputInteropTests.parseXev((try? String(contentsOf: xevLog, encoding: .utf8)) ?? "").1.map(\.0).filter { $0 == 4 || $0 == 5 }
+        }
+        func pointer(_ steps: String) throws {
+            try desktop.runOnSessionBus(tool, steps.split(separator: " ").map(String.init), in: dir)
+        }
+        // (each call is a RemoteDesktop session of its own: a motion first, or its axis events go nowhere)
+        let quarterDown = "axis 0 2.5 2 sleep 100", quarterUp = "axis 0 -2.5 2 sleep 100", wake = "rel 1 0 sleep 200"
+        // to the middle of the output, where mutter put the window
+        try pointer("rel -4000 -4000 sleep 100 rel 640 400 sleep 300 discrete 0 1 sleep 200")
+        XCTAssertTrue(poll(timeout: 10, interval: 0.2) { notches() == [5] }, "a click: \(notches()); \(viewer.logTail())")
+        try pointer([wake, quarterDown, quarterDown].joined(separator: " "))
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(notches(), [5], "half a notch sends nothing yet")
+        try pointer([wake, quarterDown, quarterDown].joined(separator: " "))
+        XCTAssertTrue(poll(timeout: 10, interval: 0.2) { notches() == [5, 5] }, "four quarters: \(notches())")
+        try pointer(([wake] + Array(repeating: quarterUp, count: 4)).joined(separator: " "))
+        XCTAssertTrue(poll(timeout: 10, interval: 0.2) { notches() == [5, 5, 4] }, "four quarters up: \(notches())")
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertEqual(notches(), [5, 5, 4])
+        XCTAssertTrue(viewer.log.contains("axis_value120(0, 30)"), "hi-res steps reached the viewer")
+        XCTAssertTrue(viewer.isRunning, viewer.logTail())
+    }
+
     /// QEMU's relative pointer (its PS/2 mouse; no guest, so what QEMU does with the deltas is not
     /// seen): a click captures, SDL locks the pointer through pointer-constraints (sway answers
     /// `locked`) and relative-pointer's unaccelerated deltas reach the viewer, read from its

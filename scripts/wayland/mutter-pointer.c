@@ -2,6 +2,8 @@
  * org.gnome.Mutter.RemoteDesktop D-Bus API on the compositor's session bus (the session lives as
  * long as this connection, so one process does a whole sequence):
  *   mutter-pointer CMD...   rel DX DY | btn CODE 0|1 (evdev codes: 272 left) | sleep MS
+ *                           | axis DX DY FLAGS (smooth scroll; FLAGS: 1 finish, 2 wheel, 4 finger, 8 continuous)
+ *                           | discrete AXIS STEPS (wheel clicks; AXIS 0 vertical, 1 horizontal)
  * Run as the compositor's user with its DBUS_SESSION_BUS_ADDRESS (the window tests do).
  * Build: cc mutter-pointer.c $(pkg-config --cflags --libs gio-2.0) */
 #include <gio/gio.h>
@@ -30,6 +32,8 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "rel")) { call(p, S, "NotifyPointerMotionRelative", g_variant_new("(dd)", atof(argv[i+1]), atof(argv[i+2]))); i += 2; }
         else if (!strcmp(argv[i], "btn")) { call(p, S, "NotifyPointerButton", g_variant_new("(ib)", atoi(argv[i+1]), atoi(argv[i+2]) != 0)); i += 2; }
+        else if (!strcmp(argv[i], "axis")) { call(p, S, "NotifyPointerAxis", g_variant_new("(ddu)", atof(argv[i+1]), atof(argv[i+2]), (guint32)atoi(argv[i+3]))); i += 3; }
+        else if (!strcmp(argv[i], "discrete")) { call(p, S, "NotifyPointerAxisDiscrete", g_variant_new("(ui)", (guint32)atoi(argv[i+1]), atoi(argv[i+2]))); i += 2; }
         else if (!strcmp(argv[i], "sleep")) { usleep(atoi(argv[++i]) * 1000); }
     }
     usleep(300000);

@@ -140,6 +140,47 @@ final class WaylandDesktop: @unchecked Sendable {
         try runTool("wtype", args, in: dir, environment: wayland, timeout: 20)
     }
 
+    /// Runs `tool` as the compositor's user on mutter's session bus (dbus-run-session's, read
+    /// from mutter's environment): its org.gnome.Mutter.RemoteDesktop API, mutter's only way in
+    /// for input (scripts/wayland/mutter-type.c, mutter-pointer.c).
+    func runOnSessionBus(_ tool: String, _ args: [String], in dir: URL) throws {
+        guard compositor == .mutter else { throw HarnessError("the RemoteDesktop API is mutter's") }
+        guard let bus = sessionBus() else { throw HarnessError("no session bus in mutter's environment") }
+        try runTool("setpriv", ["--reuid", "farcast-wl", "--regid", "farcast-wl", "--init-groups",
+                                "env", "DBUS_SESSION_BUS_ADDRESS=\(bus)", tool] + args, in: dir, timeout: 30)
+    }
+
+    /// The session bus of this desktop's mutter (the one whose runtime directory is ours).
+    private func sessionBus() -> String? {
+        let runtime = wayland["XDG_RUNTIME_DIR"] ?? ""
+        for pid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int(pid) != nil {
+            guard (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.hasPrefix("mutter") == true,
+                  let env = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { continue }
+            let vars = env.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            guard vars.contains("XDG_RUNTIME_DIR=\(runtime)") else { continue }
+            if let bus = vars.first(where: { $0.hasPrefix("DBUS_SESSION_BUS_ADDRESS=") }) {
+                return String(bus.dropFirst("DBUS_SESSION_BUS_ADDRESS=".count))
+            }
+        }
+        return nil
+    }
+
+    /// scripts/wayland/NAME.c compiled into `dir` with pkg-config's `packages`, runnable by the
+    /// compositor's user (skips when it does not build: a -dev package missing).
+    static func buildTool(_ name: String, _ packages: String, _ dir: URL) throws -> URL {
+        let out = dir.appendingPathComponent(name)
+        let src = InteropTools.repoRoot.appendingPathComponent("scripts/wayland/\(name).c").path
+        let r = try runTool("sh", ["-c", "cc -o '\(out.path)' '\(src)' $(pkg-config --cflags --libs \(packages))"],
+                            in: dir, timeout: 120, allowFailure: true)
+        guard r.status == 0 else {
+            let msg = "\(name) does not build (\(packages) headers): \(r.stderr)"
+            if ProcessInfo.processInfo.environment["FARCAST_INTEROP_REQUIRED"] == "1" { throw HarnessError(msg) }
+            throw XCTSkip(msg)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir.path)
+        return out
+    }
+
     /// swaymsg to this sway (IPC through the socket sway put in its runtime directory).
     @discardableResult
     func swaymsg(_ args: [String], in dir: URL) throws -> String {
