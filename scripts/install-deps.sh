@@ -35,6 +35,9 @@ PKGS=(
   wtype wayland-utils weston mutter xwayland
   # cage: a kiosk compositor (wlroots) with no keyboard-shortcuts-inhibit: the grab's message
   cage
+  # mutter's screen casts (the picture on mutter, and its touch calls, which need a cast):
+  # PipeWire and WirePlumber beside it, gst-launch's pipewiresrc and pngenc take a frame
+  pipewire wireplumber gstreamer1.0-pipewire gstreamer1.0-tools gstreamer1.0-plugins-good
   # the Wayland clipboard tests: wl-copy and wl-paste set and read sway's selections (wlr-data-control)
   wl-clipboard
   # the decoration tests on mutter drive its pointer through org.gnome.Mutter.RemoteDesktop (GIO),

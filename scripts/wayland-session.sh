@@ -24,7 +24,9 @@
 #          keyboard for wtype; `--debug` enables weston-screenshooter. Windows are full screen.
 #   mutter (43, --headless --wayland --no-x11 --virtual-monitor WxH in dbus-run-session): draws
 #          with llvmpipe through EGL surfaceless; no grim, no wtype (its input is the
-#          org.gnome.Mutter.RemoteDesktop D-Bus API).
+#          org.gnome.Mutter.RemoteDesktop D-Bus API). PipeWire and WirePlumber run on its session
+#          bus when installed: its ScreenCast API then gives the screen (scripts/wayland/mutter-screen.c,
+#          gst-launch's pipewiresrc) and touch (RemoteDesktop's touch calls need a cast stream).
 #   cage   (0.1.4, wlroots 0.15 headless, pixman): a kiosk compositor: no keyboard-shortcuts-inhibit,
 #          no virtual keyboard; its headless output is 1280x720 whatever --size says (wlroots'
 #          default: it is refused otherwise). Its first program waits (`sleep`); clients connect.
@@ -106,9 +108,9 @@ EOF
            --config="$dir/weston.ini" --debug)
       ;;
     mutter)
-      # mutter wants a session bus; it renders with EGL (llvmpipe without a GPU)
-      cmd=(dbus-run-session -- mutter --headless --wayland --no-x11 --wayland-display="$socket"
-           --virtual-monitor "${w}x${h}")
+      # mutter wants a session bus; it renders with EGL (llvmpipe without a GPU); PipeWire on
+      # that bus carries its screen casts (the tests' screenshots, its touch input)
+      cmd=(dbus-run-session -- "$self" __mutter "$w" "$h" "$socket")
       ;;
     cage)
       [ "$size" = 1280x720 ] || die "cage's headless output is 1280x720 (wlroots' default), not $size"
@@ -167,6 +169,17 @@ EOF
   die "$compositor did not come up in 30 s"
 }
 
+# inside mutter's dbus-run-session, as its user: PipeWire and WirePlumber (when installed), then mutter
+mutter_session() {
+  local w=$1 h=$2 socket=$3 i
+  if command -v pipewire >/dev/null && command -v wireplumber >/dev/null; then
+    pipewire >"$HOME/pipewire.log" 2>&1 &
+    for i in $(seq 1 50); do [ -S "$XDG_RUNTIME_DIR/pipewire-0" ] && break; sleep 0.1; done
+    wireplumber >"$HOME/wireplumber.log" 2>&1 &
+  fi
+  exec mutter --headless --wayland --no-x11 --wayland-display="$socket" --virtual-monitor "${w}x${h}"
+}
+
 stop() {
   local dir=${1:-${FARCAST_WL_DIR:-}}
   [ -n "$dir" ] && [ -f "$dir/pid" ] || die "stop: no session directory (FARCAST_WL_DIR)"
@@ -203,5 +216,6 @@ case "${1:-}" in
   run) shift; run "$@" ;;
   env-check) wayland-info ;;
   __as_user) shift; as_user "$@" ;;   # internal: the compositor's command line
+  __mutter) shift; mutter_session "$@" ;;   # internal: mutter with PipeWire beside it
   *) sed -n '2,33p' "$self"; exit 2 ;;
 esac

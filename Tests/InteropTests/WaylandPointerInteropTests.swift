@@ -9,9 +9,9 @@ import Glibc
 /// real Xvnc logs the buttons (wheel steps are buttons 4 and 5) at the remote pixel they hit.
 /// The output and the server are the same size, so the window shows the desktop at 1:1.
 ///
-/// sway 1.7 offers wl_seat v7, so SDL 2.26 gets discrete wheel steps here (axis_discrete);
-/// axis_value120 (high-resolution wheels) needs a v8 seat. Either way SDL sums the precise
-/// values into the whole notches the viewer sends (RFB's wheel has only notches).
+/// sway 1.7 offers wl_seat v7, so SDL 2.26 gets discrete wheel steps there (axis_discrete);
+/// axis_value120 (high-resolution wheels) needs a v8 seat: mutter 43's, below. Either way SDL
+/// sums the precise values into the whole notches the viewer sends (RFB's wheel has only notches).
 final class WaylandPointerInteropTests: XCTestCase {
     /// At output `scale` the viewer shows the desktop 1:1 in device pixels (`--scale 1:1`) and
     /// the pointer moves in the output's logical points: each must land on the remote pixel under it.
@@ -100,6 +100,49 @@ final class WaylandPointerInteropTests: XCTestCase {
         Thread.sleep(forTimeInterval: 0.5)
         XCTAssertEqual(notches(), [5, 5, 4])
         XCTAssertTrue(viewer.log.contains("axis_value120(0, 30)"), "hi-res steps reached the viewer")
+        XCTAssertTrue(viewer.isRunning, viewer.logTail())
+    }
+
+    /// Touch on a compositor (`wl_touch`): mutter's touchscreen, through its RemoteDesktop touch
+    /// calls (MutterScreen; sway has no virtual touch protocol). The viewer full screen on a
+    /// 1024x768 output showing a 1024x768 desktop (1:1), touch mode: the same gesture code as on
+    /// X11 and KMSDRM turns a tap into a click, a two-finger tap into a right click and two
+    /// fingers moving up into wheel steps down, each at the remote pixel under the fingers.
+    func testTouchGesturesOnMutterReachTheServer() throws {
+        try WaylandDesktop.skipUnlessAvailable(.mutter, tools: ["xev", "pipewire", "cc", "pkg-config", "setpriv"])
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-wltouch-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        var o = VNCServer.Options()
+        o.content = .blank
+        let server = try startServer(.xvnc, o)
+        let xevLog = dir.appendingPathComponent("xev.log")
+        let xev = try ChildProcess(name: "xev", executable: InteropTools.need("xev"),
+                                   arguments: ["-display", server.displayName, "-geometry", "1024x768+0+0", "-event", "button"],
+                                   logURL: xevLog)
+        addTeardownBlock { xev.stop() }
+        let desktop = try startWaylandDesktop(.mutter, dir: dir)
+        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, ["--fullscreen", "--touch"],
+                                              environment: ["WAYLAND_DEBUG": "client"])
+        var s = ["down 1 200 150", "sleep 50", "up 1", "sleep 600"]                                   // tap
+        s += ["down 1 700 501", "down 2 740 501", "sleep 60", "up 1", "up 2", "sleep 600"]            // two-finger tap
+        s += ["down 1 500 300", "down 2 540 300", "sleep 30"]                                          // two fingers up
+        for i in 1...10 { s += ["move 1 500 \(300 - 12 * i)", "move 2 540 \(300 - 12 * i)", "sleep 20"] }
+        s += ["up 1", "up 2", "sleep 300"]
+        try MutterScreen.touch(desktop, s, in: dir)
+        var got: [(Int, Int, Int)] = []
+        _ = poll(timeout: 10, interval: 0.2) {
+            got = InputInteropTests.parseXev((try? String(contentsOf: xevLog, encoding: .utf8)) ?? "").1
+            return got.contains { $0.0 == 5 }
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        got = InputInteropTests.parseXev((try? String(contentsOf: xevLog, encoding: .utf8)) ?? "").1
+        let clicks = got.filter { $0.0 <= 3 }.map { "\($0.0)@\($0.1),\($0.2)" }
+        XCTAssertEqual(clicks, ["1@200,150", "3@700,501"], "server got \(got); viewer: \(viewer.logTail())")
+        let wheel = got.filter { $0.0 >= 4 }
+        XCTAssertGreaterThanOrEqual(wheel.count, 3, "\(got)")
+        XCTAssertTrue(wheel.allSatisfy { $0.0 == 5 && $0.1 == 520 && $0.2 == 300 }, "\(wheel)")
+        XCTAssertTrue(viewer.log.contains("wl_touch@"), "SDL bound mutter's wl_touch")
         XCTAssertTrue(viewer.isRunning, viewer.logTail())
     }
 

@@ -104,8 +104,10 @@ final class WaylandDesktop: @unchecked Sendable {
 
     func logTail(_ n: Int = 20) -> String { log.split(separator: "\n").suffix(n).joined(separator: "\n") }
 
-    /// grim's screenshot of the whole output in device pixels (sway only).
+    /// The whole output in device pixels: grim's screenshot on sway, a frame of mutter's screen
+    /// cast on mutter (MutterScreen).
     func screenshot(in dir: URL, name: String = "grim") throws -> RGBImage {
+        if compositor == .mutter { return try MutterScreen.capture(self, in: dir) }
         guard compositor == .sway else { throw HarnessError("\(compositor.rawValue) has no screencopy for grim (cage has, but does not show a full-screen client's later frames headless)") }
         let path = dir.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(6)).png").path
         try runTool("grim", ["-t", "png", "-l", "0", path], in: dir, environment: wayland, timeout: 20)
@@ -151,7 +153,7 @@ final class WaylandDesktop: @unchecked Sendable {
     }
 
     /// The session bus of this desktop's mutter (the one whose runtime directory is ours).
-    private func sessionBus() -> String? {
+    func sessionBus() -> String? {
         let runtime = wayland["XDG_RUNTIME_DIR"] ?? ""
         for pid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int(pid) != nil {
             guard (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.hasPrefix("mutter") == true,
