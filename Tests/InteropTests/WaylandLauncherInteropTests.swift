@@ -73,6 +73,59 @@ final class WaylandLauncherInteropTests: XCTestCase {
         XCTAssertTrue(launcher.isRunning, launcher.logTail())
     }
 
+    /// On mutter (GNOME's compositor: libdecor's title bar, windows placed by mutter, no grim):
+    /// the launcher's first row is found in a frame of mutter's screen cast (its green tag), a
+    /// click there with mutter's RemoteDesktop pointer starts the session, and the session's
+    /// window shows the server's desktop exactly, wherever mutter put it.
+    func testClickSavedConnectionOnMutter() throws {
+        try InteropTools.skipUnlessAvailable()
+        try WaylandDesktop.skipUnlessAvailable(.mutter, tools: ["pipewire", "gst-launch-1.0", "cc", "pkg-config"])
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-wllauncher-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        unsetenv("VNC_PASSWORD"); unsetenv("VNC_USERNAME")
+        let server = try startServer(.xvnc)
+        // room for the session's 1024x768 window and its title bar
+        let desktop = try startWaylandDesktop(.mutter, width: 1600, height: 1000, dir: dir)
+        let config = dir.appendingPathComponent("config/farcast")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try """
+            [Interop desktop]
+            address = 127.0.0.1::\(server.port)
+            colour = green
+            quality = lossless
+            """.write(to: config.appendingPathComponent("connections"), atomically: true, encoding: .utf8)
+        let env = desktop.nativeClient.merging(["XDG_CONFIG_HOME": dir.path + "/config", "XDG_STATE_HOME": dir.path + "/state",
+                                                "XDG_CACHE_HOME": dir.path + "/cache",
+                                                "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(dir.path)/no-bus"]) { $1 }
+        let launcher = try ChildProcess(name: "launcher", executable: viewerPath, arguments: [],
+                                        logURL: dir.appendingPathComponent("launcher.log"), environment: env)
+        addTeardownBlock { launcher.stop() }
+        var tag: (x: Int, y: Int)?
+        XCTAssertTrue(poll(timeout: 25, interval: 0.5) {
+            guard launcher.isRunning, let img = try? desktop.screenshot(in: dir) else { return !launcher.isRunning }
+            tag = img.pixels.firstIndex(of: 0x5AB464).map { ($0 % img.width, $0 / img.width) }
+            return tag != nil
+        } && launcher.isRunning, "the launcher's list is drawn: \(launcher.logTail())")
+        guard let tag else { return }
+        try MutterScreen.input(desktop, ["point \(tag.x + 150) \(tag.y + 20)", "sleep 200", "btn 272 1", "sleep 50", "btn 272 0",
+                                         "sleep 300", "point 1599 999", "sleep 100"], in: dir)
+        let want = try server.captureStableScreen()
+        var at: (x: Int, y: Int)?, shot: RGBImage?
+        XCTAssertTrue(poll(timeout: 20, interval: 0.5) {
+            guard let img = try? desktop.screenshot(in: dir) else { return false }
+            shot = img
+            at = MutterScreen.find(want, in: img)
+            return at != nil
+        }, "the session shows the server's desktop: \(launcher.logTail())")
+        if let keep = ProcessInfo.processInfo.environment["FARCAST_SHOTS"], let shot {
+            try PNG.write(shot, to: "\(keep)/mutter-launcher-session.png")
+            try? FileManager.default.copyItem(atPath: launcher.logURL.path, toPath: "\(keep)/launcher.log")
+            try? PNG.write(want, to: "\(keep)/want.png")
+        }
+        XCTAssertTrue(launcher.isRunning, launcher.logTail())
+    }
+
     func testClickSavedConnectionNatively() throws { try clickSavedConnection(xwayland: false) }
 
     func testClickSavedConnectionThroughXWayland() throws { try clickSavedConnection(xwayland: true) }

@@ -129,7 +129,7 @@ final class WaylandPointerInteropTests: XCTestCase {
         s += ["down 1 500 300", "down 2 540 300", "sleep 30"]                                          // two fingers up
         for i in 1...10 { s += ["move 1 500 \(300 - 12 * i)", "move 2 540 \(300 - 12 * i)", "sleep 20"] }
         s += ["up 1", "up 2", "sleep 300"]
-        try MutterScreen.touch(desktop, s, in: dir)
+        try MutterScreen.input(desktop, s, in: dir)
         var got: [(Int, Int, Int)] = []
         _ = poll(timeout: 10, interval: 0.2) {
             got = InputInteropTests.parseXev((try? String(contentsOf: xevLog, encoding: .utf8)) ?? "").1

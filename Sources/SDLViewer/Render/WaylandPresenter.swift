@@ -28,16 +28,17 @@ final class WaylandPresenter {
     }
 
     /// A canvas of the window's size in device pixels: the same one while the size holds, a new
-    /// one (black, to be drawn whole) after a resize; nil when memory runs out.
-    func canvas(for window: OpaquePointer) -> UnsafeMutablePointer<SDL_Surface>? {
+    /// one (`new`: black, to be drawn whole) after a resize; nil when memory runs out. A new one
+    /// can have the old one's address: `new` is what tells.
+    func canvas(for window: OpaquePointer) -> (surface: UnsafeMutablePointer<SDL_Surface>, new: Bool)? {
         var w: Int32 = 0, h: Int32 = 0
         SDL_GetWindowSizeInPixels(window, &w, &h)
         w = max(w, 1); h = max(h, 1)
-        if let c = canvas, c.pointee.w == w, c.pointee.h == h { return c }
+        if let c = canvas, c.pointee.w == w, c.pointee.h == h { return (c, false) }
         if let c = canvas { SDL_FreeSurface(c) }
         // XRGB8888: wl_shm's format every compositor has, and SDL's RGB888 (the framebuffer's)
         canvas = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_RGB888.rawValue)
-        return canvas
+        return canvas.map { ($0, true) }
     }
 
     /// Shows what changed: `rects` in canvas pixels, or the whole canvas when nil. Waits up to

@@ -31,6 +31,10 @@ final class WindowRenderer {
     /// Wayland without a GPU: our own wl_shm buffers show `surface` (a canvas in our memory).
     private var presenter: WaylandPresenter?
     private(set) var surface: UnsafeMutablePointer<SDL_Surface>?
+    /// What `surface` was when the renderer was made on it: a new surface can have the old
+    /// one's address (freed just before, malloc hands it out again), so that alone does not
+    /// tell a new one (which is black: everything must be drawn again).
+    private var surfaceShape: (w: Int32, h: Int32, pixels: UnsafeMutableRawPointer?)?
     /// Seconds between presents when the renderer has no vsync (0 with vsync: present waits).
     private(set) var frameInterval = 0.0
     /// `--rotate`; nil when the picture is upright.
@@ -108,14 +112,19 @@ final class WindowRenderer {
         // window for every changed rect. KMSDRM and Wayland have no surface of their own: there
         // the emulation is the only window surface there is (SDL_RENDER_DRIVER=software).
         let made: UnsafeMutablePointer<SDL_Surface>?
+        var renewed = false
         if let presenter {
-            made = presenter.canvas(for: window)
+            let c = presenter.canvas(for: window)
+            made = c?.surface
+            renewed = c?.new ?? false
         } else {
             if !WindowRenderer.surfaceIsEmulated { SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0") }
             made = SDL_GetWindowSurface(window)
         }
         guard let s = made else { return false }
-        if s == surface, renderer != nil { return false }
+        if !renewed, s == surface, renderer != nil, let was = surfaceShape,
+           was.w == s.pointee.w, was.h == s.pointee.h, was.pixels == s.pointee.pixels { return false }
+        surfaceShape = (s.pointee.w, s.pointee.h, s.pointee.pixels)
         softCursor = nil   // its texture belongs to the old renderer
         frame = nil
         overlay = nil

@@ -32,12 +32,29 @@ enum MutterScreen {
         }
     }
 
-    /// Touches the screen: `down SLOT X Y`, `move SLOT X Y`, `up SLOT`, `sleep MS` in the
-    /// monitor's pixels. A first touch in the top-left corner goes before them: mutter makes its
-    /// virtual touchscreen then, and clients bind wl_touch only after, so that one reaches no one.
-    static func touch(_ desktop: WaylandDesktop, _ steps: [String], in dir: URL) throws {
-        let warm = ["down", "0", "1", "1", "sleep", "30", "up", "0", "sleep", "700"]
-        _ = try run(desktop, input: true, warm + steps.flatMap { $0.split(separator: " ").map(String.init) }, in: dir) { _, _ in () }
+    /// Touches the screen and moves the pointer in the monitor's pixels: `down SLOT X Y`,
+    /// `move SLOT X Y`, `up SLOT`, `point X Y`, `btn CODE 0|1`, `sleep MS`. The session's devices
+    /// are new: the pointer's a moment before the steps, and before touches a first touch in
+    /// the top-left corner (mutter makes its touchscreen then, and clients bind wl_touch only
+    /// after, so that one reaches no one).
+    static func input(_ desktop: WaylandDesktop, _ steps: [String], in dir: URL) throws {
+        let words = steps.flatMap { $0.split(separator: " ").map(String.init) }
+        let warm = ["sleep", "500"] + (words.contains("down") ? ["down", "0", "1", "1", "sleep", "30", "up", "0", "sleep", "700"] : [])
+        _ = try run(desktop, input: true, warm + words, in: dir) { _, _ in () }
+    }
+
+    /// Where `part` appears whole in `image` (top-left corner), nil when it does not.
+    static func find(_ part: RGBImage, in image: RGBImage) -> (x: Int, y: Int)? {
+        guard part.width <= image.width, part.height <= image.height, part.width > 1 else { return nil }
+        // a candidate must match the part's whole first row before the rest is compared
+        let row = part.pixels[0..<part.width]
+        for y in 0...(image.height - part.height) {
+            for x in 0...(image.width - part.width) where image.pixels[y * image.width + x] == row.first {
+                guard image.pixels[(y * image.width + x)..<(y * image.width + x + part.width)].elementsEqual(row) else { continue }
+                if compareImages(image.crop(x: x, y: y, width: part.width, height: part.height), part).isEqual { return (x, y) }
+            }
+        }
+        return nil
     }
 
     /// Runs mutter-screen with `args` and `body` once its stream is up (with the node id and a
