@@ -6,6 +6,7 @@
  *     `gst-launch-1.0 pipewiresrc path=ID num-buffers=1 ! ...`), then runs the commands in turn:
  *       down SLOT X Y | move SLOT X Y | up SLOT     touch (--input), in the monitor's pixels
  *       point X Y | btn CODE 0|1                    the pointer (--input; evdev codes: 272 left)
+ *       keysym SYM 0|1                              a key (--input; SYM a keysym, 0xffe1 Shift_L)
  *       sleep MS
  *     and ends both sessions after the last (they end with this connection anyway). Without
  *     --input no remote desktop session is made: the seat's devices stay as they are.
@@ -77,7 +78,7 @@ int main(int argc, char **argv) {
     const char *S = "org.gnome.Mutter.RemoteDesktop.Session";
     for (int i = 2; i < argc; i++) {
         int needs_input = !strcmp(argv[i], "down") || !strcmp(argv[i], "move") || !strcmp(argv[i], "up")
-                    || !strcmp(argv[i], "point") || !strcmp(argv[i], "btn");
+                    || !strcmp(argv[i], "point") || !strcmp(argv[i], "btn") || !strcmp(argv[i], "keysym");
         if (needs_input && !input) { fprintf(stderr, "%s needs --input\n", argv[i]); return 2; }
         if (!strcmp(argv[i], "down") && i + 3 < argc) {
             g_variant_unref(call(RD, rd, S, "NotifyTouchDown", g_variant_new("(sudd)", stream, (guint32)atoi(argv[i+1]), atof(argv[i+2]), atof(argv[i+3])), NULL)); i += 3;
@@ -89,6 +90,8 @@ int main(int argc, char **argv) {
             g_variant_unref(call(RD, rd, S, "NotifyPointerMotionAbsolute", g_variant_new("(sdd)", stream, atof(argv[i+1]), atof(argv[i+2])), NULL)); i += 2;
         } else if (!strcmp(argv[i], "btn") && i + 2 < argc) {
             g_variant_unref(call(RD, rd, S, "NotifyPointerButton", g_variant_new("(ib)", atoi(argv[i+1]), atoi(argv[i+2]) != 0), NULL)); i += 2;
+        } else if (!strcmp(argv[i], "keysym") && i + 2 < argc) {
+            g_variant_unref(call(RD, rd, S, "NotifyKeyboardKeysym", g_variant_new("(ub)", (guint32)strtoul(argv[i+1], NULL, 0), atoi(argv[i+2]) != 0), NULL)); i += 2;
         } else if (!strcmp(argv[i], "sleep") && i + 1 < argc) {
             for (int ms = atoi(argv[++i]); ms > 0; ms -= 20) { while (g_main_context_iteration(NULL, FALSE)) {} usleep(20000); }
         } else { fprintf(stderr, "unknown command %s\n", argv[i]); return 2; }

@@ -43,6 +43,28 @@ enum MutterScreen {
         _ = try run(desktop, input: true, warm + words, in: dir) { _, _ in () }
     }
 
+    /// A keyboard on mutter's seat while the returned process runs (stop it when done): headless
+    /// mutter has none, and clients that take the focus with a surface of their own (wl-copy,
+    /// wl-paste without wlr-data-control) refuse a seat without one. mutter makes the
+    /// RemoteDesktop session's keyboard at its first key: a Shift press and release.
+    static func holdKeyboard(_ desktop: WaylandDesktop, in dir: URL) throws -> ChildProcess {
+        guard let bus = desktop.sessionBus() else { throw HarnessError("no session bus in mutter's environment") }
+        let work = dir.appendingPathComponent("mutter-keyboard-\(UUID().uuidString.prefix(6))")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: work.path)
+        let node = work.appendingPathComponent("node")
+        let p = try ChildProcess(name: "mutter-keyboard", executable: InteropTools.need("setpriv"),
+                                 arguments: userPrefix(desktop, bus) + [try path(), "--input", node.path,
+                                                                        "sleep", "300", "keysym", "0xffe1", "1", "keysym", "0xffe1", "0", "sleep", "600000"],
+                                 logURL: work.appendingPathComponent("tool.log"))
+        guard poll(timeout: 10, interval: 0.05, { FileManager.default.fileExists(atPath: node.path) || !p.isRunning }), p.isRunning else {
+            p.stop()
+            throw HarnessError("mutter's remote desktop session did not start: \(p.logTail())")
+        }
+        Thread.sleep(forTimeInterval: 0.8)   // the key, and the seat's new keyboard reaching the clients
+        return p
+    }
+
     /// Where `part` appears whole in `image` (top-left corner), nil when it does not.
     static func find(_ part: RGBImage, in image: RGBImage) -> (x: Int, y: Int)? {
         guard part.width <= image.width, part.height <= image.height, part.width > 1 else { return nil }
