@@ -5,7 +5,7 @@
 #   scripts/wayland-session.sh start [--compositor sway|weston|mutter|cage] [--size WxH] [--scale N] [--xwayland]
 #       starts one and prints shell lines to eval:  export XDG_RUNTIME_DIR=... WAYLAND_DISPLAY=...
 #       FARCAST_WL_DIR=... FARCAST_WL_COMPOSITOR=... ; the compositor keeps running in the background.
-#       --xwayland (sway): XWayland too, and DISPLAY=:N for X11 clients (it lets in its user and root).
+#       --xwayland (sway, mutter): XWayland too, and DISPLAY=:N for X11 clients (it lets in its user and root).
 #   scripts/wayland-session.sh stop [DIR]        stops what `start` started (DIR: FARCAST_WL_DIR)
 #   scripts/wayland-session.sh run [options] -- COMMAND [ARGS...]
 #       starts one, runs COMMAND with the variables exported, stops it again; COMMAND's status.
@@ -110,7 +110,7 @@ EOF
     mutter)
       # mutter wants a session bus; it renders with EGL (llvmpipe without a GPU); PipeWire on
       # that bus carries its screen casts (the tests' screenshots, its touch input)
-      cmd=(dbus-run-session -- "$self" __mutter "$w" "$h" "$socket")
+      cmd=(dbus-run-session -- "$self" __mutter "$w" "$h" "$socket" "$xwayland")
       ;;
     cage)
       [ "$size" = 1280x720 ] || die "cage's headless output is 1280x720 (wlroots' default), not $size"
@@ -150,10 +150,13 @@ EOF
           sleep 0.1
         done
         [ -n "$x11" ] || { cat "$dir/compositor.log" >&2; stop "$dir"; die "Xwayland did not start"; }
-        # Xwayland lets in its own user only (localuser): root's clients too
+        # Xwayland lets in its own user only (localuser; mutter's also wants its cookie, -auth):
+        # root's clients too
         if [ "$(id -u)" = 0 ]; then
+          local auth
+          auth=$(tr '\0' '\n' < "/proc/$xp/cmdline" | grep -A1 -x -- -auth | tail -n +2 || true)
           for j in $(seq 1 50); do
-            as_user env -i DISPLAY="$x11" xhost +si:localuser:root >/dev/null 2>&1 && break
+            as_user env -i DISPLAY="$x11" ${auth:+XAUTHORITY="$auth"} xhost +si:localuser:root >/dev/null 2>&1 && break
             sleep 0.1
           done
         fi
@@ -171,13 +174,15 @@ EOF
 
 # inside mutter's dbus-run-session, as its user: PipeWire and WirePlumber (when installed), then mutter
 mutter_session() {
-  local w=$1 h=$2 socket=$3 i
+  local w=$1 h=$2 socket=$3 xwayland=$4 i
   if command -v pipewire >/dev/null && command -v wireplumber >/dev/null; then
     pipewire >"$HOME/pipewire.log" 2>&1 &
     for i in $(seq 1 50); do [ -S "$XDG_RUNTIME_DIR/pipewire-0" ] && break; sleep 0.1; done
     wireplumber >"$HOME/wireplumber.log" 2>&1 &
   fi
-  exec mutter --headless --wayland --no-x11 --wayland-display="$socket" --virtual-monitor "${w}x${h}"
+  local x11=--no-x11
+  [ "$xwayland" = force ] && x11=""
+  exec mutter --headless --wayland $x11 --wayland-display="$socket" --virtual-monitor "${w}x${h}"
 }
 
 stop() {

@@ -166,21 +166,28 @@ final class WaylandWindowInteropTests: XCTestCase {
         XCTAssertTrue(x11.isRunning, x11.logTail())
     }
 
-    /// mutter (GNOME's compositor) headless: the viewer starts natively, full screen, and its
-    /// picture equals the server's at 1:1 (a frame of mutter's own screen cast: it has no
-    /// screencopy for grim), also after the whole desktop changed. FARCAST_SHOTS=DIR keeps it.
-    func testMutterFullScreenPictureIsExact() throws {
-        try WaylandDesktop.skipUnlessAvailable(.mutter, tools: ["pipewire", "gst-launch-1.0", "cc", "pkg-config", "xsetroot"])
+    /// mutter (GNOME's compositor) headless: the viewer full screen, natively and through
+    /// mutter's XWayland, and its picture equals the server's at 1:1 (a frame of mutter's own
+    /// screen cast: it has no screencopy for grim), also after the whole desktop changed.
+    /// FARCAST_SHOTS=DIR keeps the frames.
+    func testMutterFullScreenPictureIsExact() throws { try mutterFullScreen(xwayland: false) }
+
+    func testMutterThroughXWaylandFullScreenPictureIsExact() throws { try mutterFullScreen(xwayland: true) }
+
+    func mutterFullScreen(xwayland: Bool) throws {
+        try WaylandDesktop.skipUnlessAvailable(.mutter, tools: ["pipewire", "gst-launch-1.0", "cc", "pkg-config", "xsetroot"]
+                                               + (xwayland ? ["Xwayland", "xhost"] : []))
         let dir = try workDir()
-        let desktop = try startWaylandDesktop(.mutter, dir: dir)
+        let desktop = try startWaylandDesktop(.mutter, xwayland: xwayland, dir: dir)
         let server = try startServer(.xvnc)
-        let v = try startViewerOnWayland(desktop, port: server.port, dir: dir, ["--fullscreen"])
-        XCTAssertTrue(v.log.contains("window: wayland, no GPU"), v.logTail(30))
-        try assertScreenMatches(desktop, server, "mutter-fullscreen", dir: dir)
+        let v = try startViewerOnWayland(desktop, port: server.port, dir: dir, ["--fullscreen"], xwayland: xwayland)
+        XCTAssertTrue(v.log.contains(xwayland ? "drawing on the window surface" : "window: wayland, no GPU"), v.logTail(30))
+        let name = xwayland ? "mutter-xwayland-fullscreen" : "mutter-fullscreen"
+        try assertScreenMatches(desktop, server, name, dir: dir)
         try runTool("xsetroot", ["-solid", "#2f6b3a"], in: dir, environment: ["DISPLAY": server.displayName])
-        try assertScreenMatches(desktop, server, "mutter-fullscreen-changed", dir: dir)
+        try assertScreenMatches(desktop, server, name + "-changed", dir: dir)
         if let keep = ProcessInfo.processInfo.environment["FARCAST_SHOTS"] {
-            try PNG.write(try desktop.screenshot(in: dir), to: "\(keep)/mutter-fullscreen.png")
+            try PNG.write(try desktop.screenshot(in: dir), to: "\(keep)/\(name).png")
         }
         XCTAssertTrue(v.isRunning, v.logTail())
         XCTAssertTrue(v.log.contains("viewer: ready"), v.logTail())
