@@ -43,6 +43,8 @@ public final class InputController {
     var pressed: [Int32: KeyOutput] = [:]
     /// Keys physically down (for the pan modifiers), whatever was sent.
     var held = Set<Int32>()
+    /// The window system's keymap the translator has now (nil: the one detected at start).
+    var keymapText: String?
     var lastSent: (x: Int, y: Int)?
 
     /// Output pixels the view scrolls per wheel notch.
@@ -250,6 +252,10 @@ public final class InputController {
     /// released first: those keys were looked up in the old keymap. A keymap that does not
     /// compile is refused and the old one kept.
     func keymapChanged(_ text: String) -> [WindowAction] {
+        // the same keymap again (XWayland passes one on for each new keyboard, a virtual
+        // keyboard's included, often after that keyboard's first key): nothing changes, and
+        // keys held stay held
+        guard text != keymapText else { return [] }
         for (_, out) in pressed { sink?.sendKey(out.keysym, down: false, xtKeycode: out.xtKeycode) }
         pressed.removeAll()
         // the UI keys of held keys may differ under the new keymap: their releases would not match
@@ -260,6 +266,7 @@ public final class InputController {
             } else {
                 keyTranslator = XKBKeyTranslator(try KeyboardTranslator(keymapText: text))
             }
+            keymapText = text
             let name = (keyTranslator as? XKBKeyTranslator)?.translator.spec.layout ?? "?"
             return [.log("keyboard: the window system's keymap (\(text.utf8.count) bytes, layout \(name)) translates the keys")]
         } catch {

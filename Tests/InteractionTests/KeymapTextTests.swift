@@ -173,6 +173,27 @@ final class KeymapTextTests: XCTestCase {
                                      .key(sym("C"), down: false, xt: 0x2e), .key(sym("Shift_L"), down: false, xt: 0x2a)])
     }
 
+    /// The same keymap again (XWayland passes one on for every new keyboard, sway for each
+    /// virtual keyboard's turn): nothing is released, a Shift held gives a capital after it.
+    func testTheSameKeymapAgainKeepsHeldKeys() throws {
+        let sink = RecordingSink()
+        let r = InputController(sink: sink, keyTranslator: KeyMapTranslator())
+        let us = try Self.keymapText("us")
+        XCTAssertFalse(r.handle(.keymapChanged(keymap: us)).isEmpty, "the first keymap is taken (and logged)")
+        func key(_ evdev: Int32, _ down: Bool) -> InputEvent {
+            .key(KeyInput(scancode: Int32(KeyboardTranslator.scancode(forEvdev: Int(evdev)) ?? 0), sym: 0, down: down, evdevCode: evdev))
+        }
+        _ = r.handle(key(42, true))   // left Shift
+        XCTAssertTrue(r.handle(.keymapChanged(keymap: us)).isEmpty, "the same keymap: nothing to do")
+        _ = r.handle(key(35, true)); _ = r.handle(key(35, false)); _ = r.handle(key(42, false))
+        XCTAssertEqual(sink.take(), [.key(sym("Shift_L"), down: true, xt: 0x2a), .key(sym("H"), down: true, xt: 0x23),
+                                     .key(sym("H"), down: false, xt: 0x23), .key(sym("Shift_L"), down: false, xt: 0x2a)])
+        // another keymap still releases what is held
+        _ = r.handle(key(42, true)); _ = sink.take()
+        _ = r.handle(.keymapChanged(keymap: try Self.keymapText("de")))
+        XCTAssertEqual(sink.take(), [.key(sym("Shift_L"), down: false, xt: 0x2a)])
+    }
+
     /// `wtype -k F11`: F11 in the keymap's first slot (Escape's position) toggles full screen
     /// and nothing reaches the server.
     func testAVirtualKeyboardsF11IsTheViewersShortcut() throws {
