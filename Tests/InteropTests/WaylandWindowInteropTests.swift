@@ -142,6 +142,52 @@ final class WaylandWindowInteropTests: XCTestCase {
         XCTAssertTrue(launcher.isRunning, launcher.logTail())
     }
 
+    /// The menu at output scale 2 is drawn in device pixels: on a 2048x1536 output at scale 2
+    /// (1024x768 points, as the 1024x768 output at scale 1) the menu's panel covers exactly twice
+    /// the pixels each way, and the window's buffers are the output's pixels (buffer scale 2,
+    /// 2048x1536 wl_shm buffers: not drawn at 1x for the compositor to stretch). The desktop is
+    /// one colour, so whatever differs from it is the menu; it is larger than either output, so
+    /// the window fills the output both times.
+    func testMenuAtOutputScale2IsDrawnInDevicePixels() throws {
+        try WaylandDesktop.skipUnlessAvailable(.sway, tools: ["grim", "wtype"])
+        var o = VNCServer.Options()
+        o.content = .blank
+        o.width = 2560; o.height = 1600
+        let server = try startServer(.xvnc, o)
+        var boxes: [(w: Int, h: Int)] = []
+        for scale in [1.0, 2.0] {
+            let dir = try workDir()
+            let desktop = try startWaylandDesktop(.sway, width: Int(1024 * scale), height: Int(768 * scale), scale: scale, dir: dir)
+            let v = try startViewerOnWayland(desktop, port: server.port, dir: dir, environment: ["WAYLAND_DEBUG": "client"])
+            // nothing over the desktop yet (a notice would count as menu)
+            let plain = try desktop.waitForScreen(in: dir) { img in img.pixels.allSatisfy { $0 == img.pixels[0] } }
+            let background = plain.pixels[0]
+            try desktop.wtype(["-s", "300", "-k", "F8"], in: dir)
+            Thread.sleep(forTimeInterval: 1)
+            var box = (x0: Int.max, y0: Int.max, x1: -1, y1: -1)
+            let shot = try desktop.waitForScreen(in: dir) { img in
+                box = (Int.max, Int.max, -1, -1)
+                for y in 0..<img.height { for x in 0..<img.width where img.pixels[y * img.width + x] != background {
+                    box = (min(box.x0, x), min(box.y0, y), max(box.x1, x), max(box.y1, y))
+                } }
+                return box.x1 >= 0
+            }
+            XCTAssertGreaterThanOrEqual(box.x1, 0, "the menu is drawn: \(v.logTail())")
+            boxes.append((box.x1 - box.x0 + 1, box.y1 - box.y0 + 1))
+            if scale == 2 {
+                XCTAssertTrue(v.log.contains("set_buffer_scale(2)"), "buffer scale 2")
+                XCTAssertTrue(v.log.range(of: #"create_buffer\(new id wl_buffer@\d+, \d+, 2048, 1536,"#, options: .regularExpression) != nil,
+                              "2048x1536 buffers")
+                if let keep = ProcessInfo.processInfo.environment["FARCAST_SHOTS"] { try PNG.write(shot, to: "\(keep)/menu-scale2.png") }
+            }
+            v.stop(); desktop.stop()
+        }
+        guard boxes.count == 2 else { return }
+        // twice, within the font's own rounding (its line heights at 15 and 30 pixels are not exactly 1:2)
+        XCTAssertEqual(Double(boxes[1].w) / Double(boxes[0].w), 2, accuracy: 0.04, "menu widths at scale 1 and 2: \(boxes)")
+        XCTAssertEqual(Double(boxes[1].h) / Double(boxes[0].h), 2, accuracy: 0.04, "menu heights at scale 1 and 2: \(boxes)")
+    }
+
     /// weston's headless backend offers no wl_seat: SDL 2.26 would die in SDL_Init. Without an X
     /// display the viewer says so and exits 1; with one (the Xvnc's own) it uses X11.
     func testWestonWithoutSeatGivesTheMessageOrX11NeverASignal() throws {

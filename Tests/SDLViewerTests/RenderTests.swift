@@ -160,6 +160,25 @@ final class RenderTests: XCTestCase {
         XCTAssertFalse(px.contains { ($0 >> 16 & 0xff) > 150 })
     }
 
+    /// A window too small for the menu (512x384 points at output scale 2: 1024x768 pixels)
+    /// gets it smaller, whole and inside, not cut off; where it fits it keeps its scale.
+    func testMenuFitsASmallWindow() throws {
+        let c = try XCTUnwrap(Canvas(64, 64))
+        let ov = Overlay(renderer: c.renderer)
+        try XCTSkipUnless(ov.text.available, "no font installed")
+        let m = ViewerMenu(fullscreen: false, scaling: .fit, viewOnly: false)
+        let roomy = ov.layoutMenu(m, outputWidth: 2048, outputHeight: 1536, scale: 2)
+        XCTAssertEqual(roomy.scale, 2)
+        XCTAssertGreaterThan(roomy.frame.h, 768, "taller than the small window at scale 2")
+        let small = ov.layoutMenu(m, outputWidth: 1024, outputHeight: 768, scale: 2)
+        XCTAssertLessThan(small.scale, 2)
+        XCTAssertGreaterThanOrEqual(small.frame.y, 0)
+        XCTAssertLessThanOrEqual(small.frame.y + small.frame.h, 768)
+        XCTAssertLessThanOrEqual(small.frame.x + small.frame.w, 1024)
+        XCTAssertEqual(small.rows.count, m.items.count)
+        XCTAssertLessThanOrEqual(Int(small.rows.last.map { $0.y + $0.h } ?? 0), Int(small.frame.y + small.frame.h))
+    }
+
     func testMenuDrawsEntriesAndSelection() throws {
         let c = try XCTUnwrap(Canvas(500, 420))
         let ov = Overlay(renderer: c.renderer)

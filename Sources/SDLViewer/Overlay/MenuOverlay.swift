@@ -6,10 +6,21 @@ extension Overlay {
     static let menuTitle = "Farcast"
     static let menuHint = "F8 again sends F8 · Esc closes"
 
-    typealias MenuLayout = (frame: SDL_Rect, rows: [SDL_Rect], titleY: Int, hintY: Int)
+    /// `scale`: output pixels per point the menu was laid out at (and is drawn at).
+    typealias MenuLayout = (frame: SDL_Rect, rows: [SDL_Rect], titleY: Int, hintY: Int, scale: Double)
 
-    /// Menu geometry in output pixels: panel and one rect per row (centred in the output).
+    /// Menu geometry in output pixels: panel and one rect per row (centred in the output). A
+    /// window too small for the menu at `scale` gets it smaller, down to half size, rather than
+    /// cut off (a small window on a HiDPI output: a 1024x768 desktop 1:1 is 512x384 points).
     func layoutMenu(_ menu: ViewerMenu, outputWidth ow: Int, outputHeight oh: Int, scale: Double) -> MenuLayout {
+        let l = layoutMenuAt(menu, outputWidth: ow, outputHeight: oh, scale: scale)
+        let margin = 0.96
+        let fit = min(1, Double(ow) * margin / Double(max(1, l.frame.w)), Double(oh) * margin / Double(max(1, l.frame.h)))
+        guard fit < 1 else { return l }
+        return layoutMenuAt(menu, outputWidth: ow, outputHeight: oh, scale: scale * max(0.5, fit))
+    }
+
+    private func layoutMenuAt(_ menu: ViewerMenu, outputWidth ow: Int, outputHeight oh: Int, scale: Double) -> MenuLayout {
         let px = max(8, Int(Overlay.menuPoints * scale)), hpx = max(7, Int(Overlay.hintPoints * scale))
         let pad = Int(10 * scale), rowH = text.lineHeight(px) + Int(10 * scale), sep = Int(9 * scale)
         let check = Int(26 * scale)
@@ -28,15 +39,16 @@ extension Overlay {
             rows.append(SDL_Rect(x: Int32(x + pad / 2), y: Int32(ry), w: Int32(w - pad), h: Int32(rowH)))
             ry += rowH
         }
-        return (SDL_Rect(x: Int32(x), y: Int32(y), w: Int32(w), h: Int32(h)), rows, y + pad, ry + Int(4 * scale))
+        return (SDL_Rect(x: Int32(x), y: Int32(y), w: Int32(w), h: Int32(h)), rows, y + pad, ry + Int(4 * scale), scale)
     }
 
     func menu(_ menu: ViewerMenu, outputWidth ow: Int, outputHeight oh: Int, scale: Double) {
-        self.menu(menu, layoutMenu(menu, outputWidth: ow, outputHeight: oh, scale: scale), scale: scale)
+        self.menu(menu, layoutMenu(menu, outputWidth: ow, outputHeight: oh, scale: scale))
     }
 
-    /// Draws the menu where `l` says.
-    func menu(_ menu: ViewerMenu, _ l: MenuLayout, scale: Double) {
+    /// Draws the menu where and at the scale `l` says.
+    func menu(_ menu: ViewerMenu, _ l: MenuLayout) {
+        let scale = l.scale
         let px = max(8, Int(Overlay.menuPoints * scale)), hpx = max(7, Int(Overlay.hintPoints * scale))
         panel(Int(l.frame.x), Int(l.frame.y), Int(l.frame.w), Int(l.frame.h), radius: Int(10 * scale), color: Overlay.panelColor)
         let pad = Int(10 * scale), check = Int(26 * scale)

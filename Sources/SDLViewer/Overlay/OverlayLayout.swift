@@ -51,7 +51,7 @@ extension Overlay {
             dim(ow, oh)
             picker(p.picker, p.geometry, vp, thumbnails: thumbnails)
         }
-        if let m = l.menu { menu(m.menu, m.layout, scale: scale) }
+        if let m = l.menu { menu(m.menu, m.layout) }
         if let p = l.pinPad {
             dim(ow, oh)
             pinPad(p.pad, p.layout, scale: scale)
