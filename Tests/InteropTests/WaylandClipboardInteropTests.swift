@@ -27,7 +27,8 @@ final class WaylandClipboardInteropTests: XCTestCase {
 
     func start(_ args: [String] = [], xwayland: Bool = false, on compositor: WaylandDesktop.Compositor = .sway) throws -> Setup {
         try WaylandDesktop.skipUnlessAvailable(compositor, tools: ["wl-copy", "wl-paste", "xclip", "python3"]
-                                               + (compositor == .sway ? ["wtype"] : ["pipewire", "cc", "pkg-config"]))
+                                               + (compositor == .sway ? ["wtype"] : ["pipewire", "cc", "pkg-config"])
+                                               + (xwayland ? ["Xwayland", "xhost"] : []))
         let dir = workDir()
         var o = VNCServer.Options()
         o.content = .blank
@@ -88,6 +89,9 @@ final class WaylandClipboardInteropTests: XCTestCase {
     /// focus with a surface of their own, which needs a keyboard on the seat: a RemoteDesktop
     /// session holds one, MutterScreen.holdKeyboard).
     func testClipboardCarriesOneMebibyteBothWaysOnMutter() throws { try oneMebibyteBothWays(xwayland: false, on: .mutter) }
+
+    /// The same through mutter's XWayland: the viewer's X11 reader, mutter bridging the selections.
+    func testClipboardCarriesOneMebibyteBothWaysThroughXWaylandOnMutter() throws { try oneMebibyteBothWays(xwayland: true, on: .mutter) }
 
     func oneMebibyteBothWays(xwayland: Bool, on compositor: WaylandDesktop.Compositor = .sway) throws {
         let s = try start(xwayland: xwayland, on: compositor)

@@ -77,16 +77,22 @@ final class WaylandLauncherInteropTests: XCTestCase {
     /// the launcher's first row is found in a frame of mutter's screen cast (its green tag), a
     /// click there with mutter's RemoteDesktop pointer starts the session, and the session's
     /// window shows the server's desktop exactly, wherever mutter put it.
-    func testClickSavedConnectionOnMutter() throws {
+    func testClickSavedConnectionOnMutter() throws { try clickSavedConnectionOnMutter(xwayland: false) }
+
+    /// The same through mutter's XWayland (X11 windows: mutter's own title bar).
+    func testClickSavedConnectionOnMutterThroughXWayland() throws { try clickSavedConnectionOnMutter(xwayland: true) }
+
+    func clickSavedConnectionOnMutter(xwayland: Bool) throws {
         try InteropTools.skipUnlessAvailable()
-        try WaylandDesktop.skipUnlessAvailable(.mutter, tools: ["pipewire", "gst-launch-1.0", "cc", "pkg-config"])
+        try WaylandDesktop.skipUnlessAvailable(.mutter, tools: ["pipewire", "gst-launch-1.0", "cc", "pkg-config"]
+                                               + (xwayland ? ["Xwayland", "xhost"] : []))
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("farcast-wllauncher-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
         unsetenv("VNC_PASSWORD"); unsetenv("VNC_USERNAME")
         let server = try startServer(.xvnc)
         // room for the session's 1024x768 window and its title bar
-        let desktop = try startWaylandDesktop(.mutter, width: 1600, height: 1000, dir: dir)
+        let desktop = try startWaylandDesktop(.mutter, width: 1600, height: 1000, xwayland: xwayland, dir: dir)
         let config = dir.appendingPathComponent("config/farcast")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
         try """
@@ -95,7 +101,8 @@ final class WaylandLauncherInteropTests: XCTestCase {
             colour = green
             quality = lossless
             """.write(to: config.appendingPathComponent("connections"), atomically: true, encoding: .utf8)
-        let env = desktop.nativeClient.merging(["XDG_CONFIG_HOME": dir.path + "/config", "XDG_STATE_HOME": dir.path + "/state",
+        guard let client = xwayland ? desktop.xwaylandClient : desktop.nativeClient else { throw HarnessError("no XWayland") }
+        let env = client.merging(["XDG_CONFIG_HOME": dir.path + "/config", "XDG_STATE_HOME": dir.path + "/state",
                                                 "XDG_CACHE_HOME": dir.path + "/cache",
                                                 "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(dir.path)/no-bus"]) { $1 }
         let launcher = try ChildProcess(name: "launcher", executable: viewerPath, arguments: [],
