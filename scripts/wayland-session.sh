@@ -24,7 +24,8 @@
 #          keyboard for wtype; `--debug` enables weston-screenshooter. Windows are full screen.
 #   mutter (43, --headless --wayland --no-x11 --virtual-monitor WxH in dbus-run-session): draws
 #          with llvmpipe through EGL surfaceless; no grim, no wtype (its input is the
-#          org.gnome.Mutter.RemoteDesktop D-Bus API). PipeWire and WirePlumber run on its session
+#          org.gnome.Mutter.RemoteDesktop D-Bus API); --scale through its DisplayConfig API (integer
+#          scales: 43 offers no fractional ones to clients). PipeWire and WirePlumber run on its session
 #          bus when installed: its ScreenCast API then gives the screen (scripts/wayland/mutter-screen.c,
 #          gst-launch's pipewiresrc) and touch (RemoteDesktop's touch calls need a cast stream).
 #   cage   (0.1.4, wlroots 0.15 headless, pixman): a kiosk compositor: no keyboard-shortcuts-inhibit,
@@ -138,6 +139,9 @@ EOF
     fi
     if [ -n "$name" ] && XDG_RUNTIME_DIR="$dir/run" WAYLAND_DISPLAY="$name" timeout 5 wayland-info >/dev/null 2>&1; then
       echo "$name" > "$dir/display"
+      if [ "$compositor" = mutter ] && [ "$scale" != 1 ] && ! mutter_scale "$pid" "$scale"; then
+        stop "$dir"; die "mutter did not take scale $scale"
+      fi
       local x11=""
       if [ "$xwayland" = force ]; then
         # sway starts Xwayland itself: its display number is on its command line. This session's
@@ -183,6 +187,21 @@ mutter_session() {
   local x11=--no-x11
   [ "$xwayland" = force ] && x11=""
   exec mutter --headless --wayland $x11 --wayland-display="$socket" --virtual-monitor "${w}x${h}"
+}
+
+# mutter's virtual monitor starts at scale 1: its DisplayConfig API sets another (for this run)
+mutter_scale() {
+  local pid=$1 scale=$2 mp bus state mode
+  mp=$(pgrep -s "$pid" -x mutter | head -n1)
+  bus=$(tr '\0' '\n' < "/proc/$mp/environ" | sed -n 's/^DBUS_SESSION_BUS_ADDRESS=//p')
+  local -a call=(as_user env DBUS_SESSION_BUS_ADDRESS="$bus" gdbus call --session --dest org.gnome.Mutter.DisplayConfig
+                 --object-path /org/gnome/Mutter/DisplayConfig --method)
+  state=$("${call[@]}" org.gnome.Mutter.DisplayConfig.GetCurrentState) || return 1
+  mode=$(grep -oE "'[0-9]+x[0-9]+@[0-9.]+'" <<<"$state" | head -n1 | tr -d "'")
+  local serial=${state#(uint32 }; serial=${serial%%,*}
+  "${call[@]}" org.gnome.Mutter.DisplayConfig.ApplyMonitorsConfig "$serial" 1 \
+    "[(0, 0, $scale, 0, true, [('Meta-0', '$mode', @a{sv} {})])]" "@a{sv} {}" >/dev/null \
+    || { echo "wayland-session: its virtual monitor's scales: $(grep -oE '\[1\.0[^]]*\]' <<<"$state" | head -n1)" >&2; return 1; }
 }
 
 stop() {

@@ -220,6 +220,23 @@ final class WaylandWindowInteropTests: XCTestCase {
 
     func testMutterThroughXWaylandFullScreenPictureIsExact() throws { try mutterFullScreen(xwayland: true) }
 
+    /// At output scale 2 (mutter's DisplayConfig API): full screen at 1:1 in device pixels, the
+    /// 2048x1536 desktop on the 2048x1536-pixel monitor, exact.
+    func testMutterOutputScale2OneToOneIsPixelExact() throws {
+        try WaylandDesktop.skipUnlessAvailable(.mutter, tools: ["pipewire", "gst-launch-1.0", "cc", "pkg-config", "gdbus"])
+        let dir = try workDir()
+        let desktop = try startWaylandDesktop(.mutter, width: 2048, height: 1536, scale: 2, dir: dir)
+        var o = VNCServer.Options()
+        o.width = 2048; o.height = 1536
+        let server = try startServer(.xvnc, o)
+        let v = try startViewerOnWayland(desktop, port: server.port, dir: dir, ["--fullscreen", "--scale", "1:1"])
+        try assertScreenMatches(desktop, server, "mutter-scale2-1to1", dir: dir)
+        if let keep = ProcessInfo.processInfo.environment["FARCAST_SHOTS"] {
+            try PNG.write(try desktop.screenshot(in: dir), to: "\(keep)/mutter-scale2.png")
+        }
+        XCTAssertTrue(v.isRunning, v.logTail())
+    }
+
     func mutterFullScreen(xwayland: Bool) throws {
         try WaylandDesktop.skipUnlessAvailable(.mutter, tools: ["pipewire", "gst-launch-1.0", "cc", "pkg-config", "xsetroot"]
                                                + (xwayland ? ["Xwayland", "xhost"] : []))

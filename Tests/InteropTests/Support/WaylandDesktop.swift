@@ -47,7 +47,8 @@ final class WaylandDesktop: @unchecked Sendable {
     }
 
     /// Starts the compositor with one output of `width`x`height` device pixels at `scale`
-    /// (sway and weston; mutter's virtual monitor has scale 1), XWayland too when asked (sway).
+    /// (sway, weston, and mutter through its DisplayConfig API: integer scales), XWayland too
+    /// when asked (sway, mutter).
     /// Returns once a client sees its globals. `dir` receives the script's output.
     static func start(_ compositor: Compositor = .sway, width: Int = 1024, height: Int = 768,
                       scale: Double = 1, xwayland: Bool = false, dir: URL,
