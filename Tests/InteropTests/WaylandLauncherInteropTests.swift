@@ -13,6 +13,28 @@ final class WaylandLauncherInteropTests: XCTestCase {
         (try? desktop.swaymsg(["-t", "get_tree"], in: dir)) ?? ""
     }
 
+    /// The launcher on `desktop` (natively, or through its XWayland), with one saved connection
+    /// to `server`: "Interop desktop", tagged green (the row the tests find and click), lossless
+    /// so the session's pixels are the server's; no avahi-daemon: a private, empty system bus.
+    func startLauncher(_ server: VNCServer, on desktop: WaylandDesktop, xwayland: Bool, dir: URL) throws -> ChildProcess {
+        let config = dir.appendingPathComponent("config/farcast")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try """
+            [Interop desktop]
+            address = 127.0.0.1::\(server.port)
+            colour = green
+            quality = lossless
+            """.write(to: config.appendingPathComponent("connections"), atomically: true, encoding: .utf8)
+        guard let client = xwayland ? desktop.xwaylandClient : desktop.nativeClient else { throw HarnessError("no XWayland") }
+        let env = client.merging(["XDG_CONFIG_HOME": dir.path + "/config", "XDG_STATE_HOME": dir.path + "/state",
+                                  "XDG_CACHE_HOME": dir.path + "/cache",
+                                  "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(dir.path)/no-bus"]) { $1 }
+        let launcher = try ChildProcess(name: "launcher", executable: viewerPath, arguments: [],
+                                        logURL: dir.appendingPathComponent("launcher.log"), environment: env)
+        addTeardownBlock { launcher.stop() }
+        return launcher
+    }
+
     func clickSavedConnection(xwayland: Bool) throws {
         try InteropTools.skipUnlessAvailable()
         try WaylandDesktop.skipUnlessAvailable(.sway, tools: ["grim", "swaymsg"])
@@ -24,23 +46,7 @@ final class WaylandLauncherInteropTests: XCTestCase {
 
         let server = try startServer(.xvnc)
         let desktop = try startWaylandDesktop(.sway, width: server.width, height: server.height, xwayland: xwayland, dir: dir)
-        let config = dir.appendingPathComponent("config/farcast")
-        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        // lossless, so the session's pixels are the server's
-        try """
-            [Interop desktop]
-            address = 127.0.0.1::\(server.port)
-            colour = green
-            quality = lossless
-            """.write(to: config.appendingPathComponent("connections"), atomically: true, encoding: .utf8)
-        guard let client = xwayland ? desktop.xwaylandClient : desktop.nativeClient else { throw HarnessError("no XWayland") }
-        let env = client.merging(["XDG_CONFIG_HOME": dir.path + "/config", "XDG_STATE_HOME": dir.path + "/state",
-                                  "XDG_CACHE_HOME": dir.path + "/cache",
-                                  // no avahi-daemon here: a private, empty bus
-                                  "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(dir.path)/no-bus"]) { $1 }
-        let launcher = try ChildProcess(name: "launcher", executable: viewerPath, arguments: [],
-                                        logURL: dir.appendingPathComponent("launcher.log"), environment: env)
-        addTeardownBlock { launcher.stop() }
+        let launcher = try startLauncher(server, on: desktop, xwayland: xwayland, dir: dir)
 
         // the list drawn at the top left (the green tag of the first row), as under X11
         var shot = RGBImage(width: 0, height: 0, pixels: [])
@@ -93,21 +99,7 @@ final class WaylandLauncherInteropTests: XCTestCase {
         let server = try startServer(.xvnc)
         // room for the session's 1024x768 window and its title bar
         let desktop = try startWaylandDesktop(.mutter, width: 1600, height: 1000, xwayland: xwayland, dir: dir)
-        let config = dir.appendingPathComponent("config/farcast")
-        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try """
-            [Interop desktop]
-            address = 127.0.0.1::\(server.port)
-            colour = green
-            quality = lossless
-            """.write(to: config.appendingPathComponent("connections"), atomically: true, encoding: .utf8)
-        guard let client = xwayland ? desktop.xwaylandClient : desktop.nativeClient else { throw HarnessError("no XWayland") }
-        let env = client.merging(["XDG_CONFIG_HOME": dir.path + "/config", "XDG_STATE_HOME": dir.path + "/state",
-                                                "XDG_CACHE_HOME": dir.path + "/cache",
-                                                "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(dir.path)/no-bus"]) { $1 }
-        let launcher = try ChildProcess(name: "launcher", executable: viewerPath, arguments: [],
-                                        logURL: dir.appendingPathComponent("launcher.log"), environment: env)
-        addTeardownBlock { launcher.stop() }
+        let launcher = try startLauncher(server, on: desktop, xwayland: xwayland, dir: dir)
         var tag: (x: Int, y: Int)?
         XCTAssertTrue(poll(timeout: 25, interval: 0.5) {
             guard launcher.isRunning, let img = try? desktop.screenshot(in: dir) else { return !launcher.isRunning }

@@ -13,6 +13,17 @@ import Glibc
 /// axis_value120 (high-resolution wheels) needs a v8 seat: mutter 43's, below. Either way SDL
 /// sums the precise values into the whole notches the viewer sends (RFB's wheel has only notches).
 final class WaylandPointerInteropTests: XCTestCase {
+    /// xev on the server, as large as its screen, logging buttons (wheel steps are 4 and 5): its log.
+    func buttonLog(_ server: VNCServer, _ dir: URL) throws -> URL {
+        let log = dir.appendingPathComponent("xev.log")
+        let xev = try ChildProcess(name: "xev", executable: InteropTools.need("xev"),
+                                   arguments: ["-display", server.displayName, "-geometry", "\(server.width)x\(server.height)+0+0", "-event", "button"],
+                                   logURL: log)
+        addTeardownBlock { xev.stop() }
+        XCTAssertTrue(poll(timeout: 10) { xev.isRunning }, "xev started")
+        return log
+    }
+
     /// At output `scale` the viewer shows the desktop 1:1 in device pixels (`--scale 1:1`) and
     /// the pointer moves in the output's logical points: each must land on the remote pixel under it.
     func clickAndWheel(xwayland: Bool, scale: Double = 1) throws {
@@ -25,13 +36,7 @@ final class WaylandPointerInteropTests: XCTestCase {
         o.content = .blank
         o.width = 640; o.height = 480
         let server = try startServer(.xvnc, o)
-        let xevLog = dir.appendingPathComponent("xev.log")
-        let xev = try ChildProcess(name: "xev", executable: InteropTools.need("xev"),
-                                   arguments: ["-display", server.displayName, "-geometry", "640x480+0+0", "-event", "button"],
-                                   logURL: xevLog)
-        addTeardownBlock { xev.stop() }
-        XCTAssertTrue(poll(timeout: 10) { (try? String(contentsOf: xevLog, encoding: .utf8))?.contains("Event") ?? false }
-                      || xev.isRunning, "xev started")
+        let xevLog = try buttonLog(server, dir)
         let desktop = try startWaylandDesktop(.sway, width: 640, height: 480, scale: scale, xwayland: xwayland, dir: dir)
         let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, scale == 1 ? [] : ["--scale", "1:1"], xwayland: xwayland)
         func at(_ x: Int, _ y: Int) -> String { "move \(Int(Double(x) / scale)) \(Int(Double(y) / scale))" }
@@ -72,11 +77,7 @@ final class WaylandPointerInteropTests: XCTestCase {
         o.content = .blank
         o.width = 640; o.height = 480
         let server = try startServer(.xvnc, o)
-        let xevLog = dir.appendingPathComponent("xev.log")
-        let xev = try ChildProcess(name: "xev", executable: InteropTools.need("xev"),
-                                   arguments: ["-display", server.displayName, "-geometry", "640x480+0+0", "-event", "button"],
-                                   logURL: xevLog)
-        addTeardownBlock { xev.stop() }
+        let xevLog = try buttonLog(server, dir)
         let desktop = try startWaylandDesktop(.mutter, width: 1280, height: 800, dir: dir)
         let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, environment: ["WAYLAND_DEBUG": "client"])
         func notches() -> [Int] {
@@ -116,11 +117,7 @@ final class WaylandPointerInteropTests: XCTestCase {
         var o = VNCServer.Options()
         o.content = .blank
         let server = try startServer(.xvnc, o)
-        let xevLog = dir.appendingPathComponent("xev.log")
-        let xev = try ChildProcess(name: "xev", executable: InteropTools.need("xev"),
-                                   arguments: ["-display", server.displayName, "-geometry", "1024x768+0+0", "-event", "button"],
-                                   logURL: xevLog)
-        addTeardownBlock { xev.stop() }
+        let xevLog = try buttonLog(server, dir)
         let desktop = try startWaylandDesktop(.mutter, dir: dir)
         let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir, ["--fullscreen", "--touch"],
                                               environment: ["WAYLAND_DEBUG": "client"])
