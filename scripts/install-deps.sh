@@ -38,6 +38,8 @@ PKGS=(
   # mutter's screen casts (the picture on mutter, and its touch calls, which need a cast):
   # PipeWire and WirePlumber beside it, gst-launch's pipewiresrc and pngenc take a frame
   pipewire wireplumber gstreamer1.0-pipewire gstreamer1.0-tools gstreamer1.0-plugins-good
+  # a keymap change on mutter: scripts/wayland/mutter-keymap-plugin.c is a mutter plugin
+  libmutter-11-dev
   # the Wayland clipboard tests: wl-copy and wl-paste set and read sway's selections (wlr-data-control)
   wl-clipboard
   # the decoration tests on mutter drive its pointer through org.gnome.Mutter.RemoteDesktop (GIO),

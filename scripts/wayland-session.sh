@@ -3,6 +3,7 @@
 # user (sway refuses root), with a runtime directory of its own (mode 0700).
 #
 #   scripts/wayland-session.sh start [--compositor sway|weston|mutter|cage] [--size WxH] [--scale N] [--xwayland]
+#                                    [--mutter-plugin PATH]
 #       starts one and prints shell lines to eval:  export XDG_RUNTIME_DIR=... WAYLAND_DISPLAY=...
 #       FARCAST_WL_DIR=... FARCAST_WL_COMPOSITOR=... ; the compositor keeps running in the background.
 #       --xwayland (sway, mutter): XWayland too, and DISPLAY=:N for X11 clients (it lets in its user and root).
@@ -25,7 +26,8 @@
 #   mutter (43, --headless --wayland --no-x11 --virtual-monitor WxH in dbus-run-session): draws
 #          with llvmpipe through EGL surfaceless; no grim, no wtype (its input is the
 #          org.gnome.Mutter.RemoteDesktop D-Bus API); --scale through its DisplayConfig API (integer
-#          scales: 43 offers no fractional ones to clients). PipeWire and WirePlumber run on its session
+#          scales: 43 offers no fractional ones to clients); --mutter-plugin loads a plugin of ours
+#          (scripts/wayland/mutter-keymap-plugin.c: keymap changes on SIGUSR1). PipeWire and WirePlumber run on its session
 #          bus when installed: its ScreenCast API then gives the screen (scripts/wayland/mutter-screen.c,
 #          gst-launch's pipewiresrc) and touch (RemoteDesktop's touch calls need a cast stream).
 #   cage   (0.1.4, wlroots 0.15 headless, pixman): a kiosk compositor: no keyboard-shortcuts-inhibit,
@@ -56,13 +58,14 @@ as_user() {
 }
 
 start() {
-  local compositor=sway size=1024x768 scale=1 xwayland=disable
+  local compositor=sway size=1024x768 scale=1 xwayland=disable plugin=""
   while [ $# -gt 0 ]; do
     case "$1" in
       --compositor) compositor=$2; shift 2 ;;
       --size) size=$2; shift 2 ;;
       --scale) scale=$2; shift 2 ;;
       --xwayland) xwayland=force; shift ;;
+      --mutter-plugin) plugin=$(readlink -f "$2"); shift 2 ;;
       *) die "unknown option $1" ;;
     esac
   done
@@ -111,7 +114,7 @@ EOF
     mutter)
       # mutter wants a session bus; it renders with EGL (llvmpipe without a GPU); PipeWire on
       # that bus carries its screen casts (the tests' screenshots, its touch input)
-      cmd=(dbus-run-session -- "$self" __mutter "$w" "$h" "$socket" "$xwayland")
+      cmd=(dbus-run-session -- "$self" __mutter "$w" "$h" "$socket" "$xwayland" "$plugin")
       ;;
     cage)
       [ "$size" = 1280x720 ] || die "cage's headless output is 1280x720 (wlroots' default), not $size"
@@ -178,7 +181,7 @@ EOF
 
 # inside mutter's dbus-run-session, as its user: PipeWire and WirePlumber (when installed), then mutter
 mutter_session() {
-  local w=$1 h=$2 socket=$3 xwayland=$4 i
+  local w=$1 h=$2 socket=$3 xwayland=$4 plugin=${5:-} i
   if command -v pipewire >/dev/null && command -v wireplumber >/dev/null; then
     pipewire >"$HOME/pipewire.log" 2>&1 &
     for i in $(seq 1 50); do [ -S "$XDG_RUNTIME_DIR/pipewire-0" ] && break; sleep 0.1; done
@@ -186,7 +189,8 @@ mutter_session() {
   fi
   local x11=--no-x11
   [ "$xwayland" = force ] && x11=""
-  exec mutter --headless --wayland $x11 --wayland-display="$socket" --virtual-monitor "${w}x${h}"
+  exec mutter --headless --wayland $x11 --wayland-display="$socket" --virtual-monitor "${w}x${h}" \
+    ${plugin:+--mutter-plugin="$plugin"}
 }
 
 # mutter's virtual monitor starts at scale 1: its DisplayConfig API sets another (for this run)
@@ -241,5 +245,5 @@ case "${1:-}" in
   env-check) wayland-info ;;
   __as_user) shift; as_user "$@" ;;   # internal: the compositor's command line
   __mutter) shift; mutter_session "$@" ;;   # internal: mutter with PipeWire beside it
-  *) sed -n '2,33p' "$self"; exit 2 ;;
+  *) sed -n '2,38p' "$self"; exit 2 ;;
 esac

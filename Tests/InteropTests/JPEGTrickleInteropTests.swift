@@ -48,7 +48,8 @@ def main():
     c.sendall(be32(0)); c.recv(1)
     name = b"farcast-interop"
     c.sendall(be16(W) + be16(H) + PF + be32(len(name)) + name)
-    threading.Thread(target=drain, args=(c,), daemon=True).start()
+    reader = threading.Thread(target=drain, args=(c,), daemon=True)
+    reader.start()
     rect = bytes([0, 0]) + be16(1) + be16(0) + be16(0) + be16(W) + be16(H) + struct.pack(">i", 21)
     try:
         if mode == "trickle":
@@ -68,7 +69,10 @@ def main():
             c.sendall(rect + b"\xff\xd8" + seg(0xfe, b"x") * 5000)
             print("sent the comments", flush=True)
         time.sleep(3600)
-    except OSError as e: print("ended:", e, flush=True)
+    except OSError as e:
+        print("ended:", e, flush=True)
+        # the reader says how the client went (a reset ends both): not cut off by the exit
+        reader.join(10)
 main()
 """#
 

@@ -232,6 +232,47 @@ final class WaylandKeyboardInteropTests: XCTestCase {
         XCTAssertTrue(viewer.isRunning, viewer.logTail())
     }
 
+    /// A keymap change mid-session on mutter. Bare mutter cannot change its keymap at run time,
+    /// so a plugin of ours does what GNOME Shell does when the user switches input sources
+    /// (scripts/wayland/mutter-keymap-plugin.c: meta_backend_set_keymap on SIGUSR1): the viewer
+    /// takes each new keymap mutter sends (German, US, German again), and the US one again is
+    /// no change at all. Keys are not typed here: with a RemoteDesktop keyboard held from before
+    /// the window maps, mutter never gave the window the keyboard's focus (no wl_keyboard.enter);
+    /// typing on mutter is testTypedTextOnMutterReachesTheServersXterm, what the keys mean after
+    /// a keymap change is KeymapTextTests and testAKeymapChangeMidSession on sway.
+    func testAKeymapChangeMidSessionOnMutter() throws {
+        try WaylandDesktop.skipUnlessAvailable(.mutter, tools: ["cc", "pkg-config", "pipewire"])
+        let dir = try workDir()
+        let plugin = try WaylandDesktop.buildTool("mutter-keymap-plugin", "libmutter-11", dir, sharedObject: true)
+        let server = try server(dir)
+        let desktop = try startWaylandDesktop(.mutter, mutterPlugin: plugin.path, dir: dir)
+        let viewer = try startViewerOnWayland(desktop, port: server.port, dir: dir)
+        // headless mutter has no keyboard, and sends no keymap, until one is there
+        let kb = try MutterScreen.holdKeyboard(desktop, in: dir)
+        addTeardownBlock { kb.stop() }
+        XCTAssertTrue(poll(timeout: 10) { viewer.log.contains("layout English (US)) translates the keys") }, viewer.logTail())
+        let file = URL(fileURLWithPath: (desktop.wayland["XDG_RUNTIME_DIR"] ?? "") + "/farcast-keymap")
+        // the layouts the viewer said it took, in turn
+        func taken() -> [String] {
+            var names: [String] = []
+            for line in viewer.log.split(separator: "\n") where line.contains("window system's keymap") {
+                guard let r = line.range(of: "layout "), let e = line.range(of: ") translates the keys") else { continue }
+                names.append(String(line[r.upperBound..<e.lowerBound]))
+            }
+            return names
+        }
+        for (layouts, name) in [("de", "German"), ("us", "English (US)"), ("de", "German")] {
+            let before = taken().count
+            try (layouts + "\n").write(to: file, atomically: true, encoding: .utf8)
+            let mutter = try XCTUnwrap(desktop.mutter(), "mutter's process")
+            kill(mutter.pid, SIGUSR1)
+            XCTAssertTrue(poll(timeout: 10) { taken().count > before }, "\(name): \(viewer.logTail())")
+            XCTAssertEqual(taken().last, name)
+        }
+        XCTAssertEqual(taken(), ["English (US)", "German", "English (US)", "German"])
+        XCTAssertTrue(viewer.isRunning)
+    }
+
     // MARK: XWayland
 
     /// The viewer as an X11 client through sway's XWayland, which passes each keyboard's keymap

@@ -51,11 +51,12 @@ final class WaylandDesktop: @unchecked Sendable {
     /// when asked (sway, mutter).
     /// Returns once a client sees its globals. `dir` receives the script's output.
     static func start(_ compositor: Compositor = .sway, width: Int = 1024, height: Int = 768,
-                      scale: Double = 1, xwayland: Bool = false, dir: URL,
+                      scale: Double = 1, xwayland: Bool = false, mutterPlugin: String? = nil, dir: URL,
                       timeout: TimeInterval = 40) throws -> WaylandDesktop {
         var args = ["start", "--compositor", compositor.rawValue, "--size", "\(width)x\(height)",
                     "--scale", scale == scale.rounded() ? String(Int(scale)) : String(scale)]
         if xwayland { args.append("--xwayland") }
+        if let mutterPlugin { args += ["--mutter-plugin", mutterPlugin] }
         let r = try runTool(script, args, in: dir, timeout: timeout)
         // one line: export XDG_RUNTIME_DIR=... WAYLAND_DISPLAY=... FARCAST_WL_DIR=... FARCAST_WL_COMPOSITOR=... [DISPLAY=:N]
         var vars: [String: String] = [:]
@@ -153,27 +154,33 @@ final class WaylandDesktop: @unchecked Sendable {
                                 "env", "DBUS_SESSION_BUS_ADDRESS=\(bus)", tool] + args, in: dir, timeout: 30)
     }
 
-    /// The session bus of this desktop's mutter (the one whose runtime directory is ours).
+    /// The session bus of this desktop's mutter.
     func sessionBus() -> String? {
+        guard let m = mutter() else { return nil }
+        return m.environment.first(where: { $0.hasPrefix("DBUS_SESSION_BUS_ADDRESS=") })
+            .map { String($0.dropFirst("DBUS_SESSION_BUS_ADDRESS=".count)) }
+    }
+
+    /// This desktop's mutter process (the one whose runtime directory is ours) and its environment.
+    func mutter() -> (pid: Int32, environment: [String])? {
         let runtime = wayland["XDG_RUNTIME_DIR"] ?? ""
-        for pid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int(pid) != nil {
+        for pid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int32(pid) != nil {
             guard (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.hasPrefix("mutter") == true,
                   let env = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { continue }
             let vars = env.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            guard vars.contains("XDG_RUNTIME_DIR=\(runtime)") else { continue }
-            if let bus = vars.first(where: { $0.hasPrefix("DBUS_SESSION_BUS_ADDRESS=") }) {
-                return String(bus.dropFirst("DBUS_SESSION_BUS_ADDRESS=".count))
-            }
+            if vars.contains("XDG_RUNTIME_DIR=\(runtime)"), let p = Int32(pid) { return (p, vars) }
         }
         return nil
     }
 
-    /// scripts/wayland/NAME.c compiled into `dir` with pkg-config's `packages`, runnable by the
-    /// compositor's user (skips when it does not build: a -dev package missing).
-    static func buildTool(_ name: String, _ packages: String, _ dir: URL) throws -> URL {
-        let out = dir.appendingPathComponent(name)
+    /// scripts/wayland/NAME.c compiled into `dir` with pkg-config's `packages` (a program, or
+    /// NAME.so with `sharedObject`), usable by the compositor's user (skips when it does not
+    /// build: a -dev package missing).
+    static func buildTool(_ name: String, _ packages: String, _ dir: URL, sharedObject: Bool = false) throws -> URL {
+        let out = dir.appendingPathComponent(sharedObject ? name + ".so" : name)
         let src = InteropTools.repoRoot.appendingPathComponent("scripts/wayland/\(name).c").path
-        let r = try runTool("sh", ["-c", "cc -o '\(out.path)' '\(src)' $(pkg-config --cflags --libs \(packages))"],
+        let flags = sharedObject ? "-shared -fPIC " : ""
+        let r = try runTool("sh", ["-c", "cc \(flags)-o '\(out.path)' '\(src)' $(pkg-config --cflags --libs \(packages))"],
                             in: dir, timeout: 120, allowFailure: true)
         guard r.status == 0 else {
             let msg = "\(name) does not build (\(packages) headers): \(r.stderr)"
@@ -200,9 +207,9 @@ final class WaylandDesktop: @unchecked Sendable {
 extension XCTestCase {
     /// A compositor for this test, stopped in teardown.
     func startWaylandDesktop(_ compositor: WaylandDesktop.Compositor = .sway, width: Int = 1024, height: Int = 768,
-                             scale: Double = 1, xwayland: Bool = false, dir: URL) throws -> WaylandDesktop {
+                             scale: Double = 1, xwayland: Bool = false, mutterPlugin: String? = nil, dir: URL) throws -> WaylandDesktop {
         let d = try WaylandDesktop.start(compositor, width: width, height: height, scale: scale,
-                                         xwayland: xwayland, dir: dir)
+                                         xwayland: xwayland, mutterPlugin: mutterPlugin, dir: dir)
         addTeardownBlock { d.stop() }
         return d
     }
