@@ -207,6 +207,87 @@ def bench_input(kinds, presses):
     return results
 
 
+# MARK: start-up
+
+def proc_figures(pid):
+    """(resident MB, proportional MB, CPU s) of a process, from /proc."""
+    rss = pss = 0.0
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1]) / 1024
+        for line in open(f"/proc/{pid}/smaps_rollup"):
+            if line.startswith("Pss:"):
+                pss = int(line.split()[1]) / 1024
+        f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        cpu = (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+    return rss, pss, cpu
+
+
+def bench_startup(kinds, runs):
+    """Time from the viewer's start to its window showing the server's picture (16 points
+    within 24 levels per channel, as both viewers start lossy, sampled spread over a 1920x1080 photo desktop with an xterm), then resident and
+    proportional memory and CPU time two seconds later. Viewers take turns, `runs` each."""
+    n_srv = free_display(180)
+    port = 6100 + n_srv
+    xvnc = spawn(["Xvnc", f":{n_srv}", "-rfbport", str(port), "-SecurityTypes", "None", "-localhost",
+                  "-geometry", "1920x1080", "-depth", "24"])
+    ds = connect(n_srv)
+    work = f"/tmp/fcbench-{os.getpid()}"
+    os.makedirs(work, exist_ok=True)
+    img = f"{work}/photo.png"
+    subprocess.run(["bash", f"{REPO}/scripts/scene.sh", "render", img, "1920x1080"], check=True, stdout=subprocess.DEVNULL)
+    senv = {**os.environ, "DISPLAY": f":{n_srv}"}
+    subprocess.run(["display", "-window", "root", img], env=senv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    spawn(["xterm", "-geometry", "100x30+200+150"], env={"DISPLAY": f":{n_srv}"})
+    time.sleep(1.5)
+    sroot = ds.screen().root
+    points = [(int(1920 * (i + 0.5) / 4), int(1080 * (j + 0.5) / 4)) for i in range(4) for j in range(4)]
+    pixel = lambda win, x, y: bytes(win.get_image(x, y, 1, 1, X.ZPixmap, 0x00FFFFFF).data)[:3]
+    want = [pixel(sroot, x, y) for x, y in points]
+    n_view = free_display(n_srv + 1)
+    xvfb = spawn(["Xvfb", f":{n_view}", "-screen", "0", "2048x1280x24"])  # room for 1:1
+    dv = connect(n_view)
+    figures = {k: [] for k in kinds}
+    try:
+        for r in range(runs):
+            for kind in kinds:
+                env = {"SDL_RENDER_DRIVER": "software"} if kind.endswith("-software") else {}
+                t0 = time.perf_counter()
+                v = start_viewer(kind.removesuffix("-software"), n_view, f"127.0.0.1::{port}", env)
+                first = None
+                while time.perf_counter() - t0 < 20 and v.poll() is None:
+                    found = viewer_window(dv)
+                    if found and found[1] >= 1920 and found[2] >= 1080:
+                        w = found[0]
+                        try:
+                            # near, not equal: both viewers start with JPEG on loopback
+                            if all(max(abs(a - b) for a, b in zip(pixel(w, x, y), c)) <= 24 for (x, y), c in zip(points, want)):
+                                first = time.perf_counter() - t0
+                                break
+                        except Exception:
+                            pass
+                    time.sleep(0.005)
+                if first is None:
+                    log(f"startup {kind}: no matching picture within 20 s")
+                else:
+                    time.sleep(max(0, first + 2 - (time.perf_counter() - t0)))
+                    f = proc_figures(v.pid)
+                    if f:
+                        figures[kind].append((first,) + f)
+                        log(f"startup {kind} run {r + 1}: first picture {first:.3f} s, 2 s later RSS {f[0]:.1f} MB, "
+                            f"PSS {f[1]:.1f} MB, CPU {f[2]:.2f} s")
+                stop(v)
+                time.sleep(0.5)
+    finally:
+        stop(xvfb)
+        stop(xvnc)
+        shutil.rmtree(work, ignore_errors=True)
+    return figures
+
+
 # MARK: emulated link
 
 def netns_up(ns, rate, delay_ms):
@@ -430,6 +511,14 @@ def main():
             print("input to screen (loopback, Xvnc + xterm echoing):")
             for k, v in r.items():
                 print(f"  {k:9s} " + (f"median {v[0]*1000:6.1f} ms  p95 {v[1]*1000:6.1f} ms  ({v[2]} presses, {v[3]} missed)" if v else "failed"))
+        if what == "startup":
+            r = bench_startup(kinds, int(os.environ.get("BENCH_RUNS", "5")))
+            print("start-up against a 1920x1080 Xvnc (photo and xterm), the viewer on Xvfb, median (min-max):")
+            for k, v in r.items():
+                if not v:
+                    print(f"  {k:18s} failed"); continue
+                col = lambda i: f"{statistics.median(x[i] for x in v):.3f} ({min(x[i] for x in v):.3f}-{max(x[i] for x in v):.3f})"
+                print(f"  {k:18s} first picture {col(0)} s  RSS {col(1)} MB  PSS {col(2)} MB  CPU {col(3)} s  ({len(v)} runs)")
         if what in ("netem", "all"):
             links = os.environ.get("BENCH_LINKS", "20e6:40 2e6:100").split()
             for i, (rate, rtt) in enumerate([(float(l.split(":")[0]), int(l.split(":")[1])) for l in links]):

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Start and stop the real viewer window many times under Xvfb (GL renderer on llvmpipe) against
+/// Start and stop the real viewer window many times under Xvfb (the window surface; OpenGL on llvmpipe where a GPU device exists) against
 /// a real Xvnc, ended three ways: SIGTERM at varied moments (before, during and after the
 /// handshake), the window manager's close (WM_DELETE_WINDOW), and the menu's Disconnect (F8,
 /// End, Enter). No run may end on a crash signal or hang. `FARCAST_SHUTDOWN_CYCLES` sets the

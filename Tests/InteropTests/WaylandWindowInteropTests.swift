@@ -34,7 +34,8 @@ final class WaylandWindowInteropTests: XCTestCase {
         let desktop = try startWaylandDesktop(.sway, dir: dir)
         let server = try startServer(.xvnc)
         let v = try startViewerOnWayland(desktop, port: server.port, dir: dir)
-        XCTAssertTrue(v.log.contains("window: wayland, no GPU (llvmpipe"), v.logTail(30))
+        // "no GPU device" (OpenGL not started) where the machine has none, "no GPU (llvmpipe" elsewhere
+        XCTAssertTrue(v.log.contains("window: wayland, no GPU"), v.logTail(30))
         XCTAssertTrue(v.log.contains("own wl_shm buffers"), v.logTail(30))
         try assertScreenMatches(desktop, server, "native", dir: dir)
         try runTool("xsetroot", ["-solid", "#7a3b1f"], in: dir, environment: ["DISPLAY": server.displayName])

@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import SDLViewer
 
@@ -25,6 +26,36 @@ final class RenderPathTests: XCTestCase {
     func testGivenSoftwareAskedForThenWaylandUsesOurBuffersAndX11ItsSurface() {
         XCTAssertEqual(RenderPath.choose(driver: "wayland", renderDriver: "software", glRenderer: nil, rotated: false).0, .waylandShm)
         XCTAssertEqual(RenderPath.choose(driver: "x11", renderDriver: "software", glRenderer: nil, rotated: false).0, .windowSurface)
+    }
+
+    func testGivenNoGPUDeviceThenX11AndWaylandDecideBeforeAnyRenderer() {
+        let x11 = RenderPath.beforeRenderer(driver: "x11", renderDriver: nil, rotated: false, gpuDevice: false)
+        XCTAssertEqual(x11?.0, .windowSurface)
+        XCTAssertTrue(x11?.1.contains("OpenGL not started") == true, x11?.1 ?? "")
+        XCTAssertEqual(RenderPath.beforeRenderer(driver: "wayland", renderDriver: nil, rotated: false, gpuDevice: false)?.0, .waylandShm)
+        // a GPU, a driver named, a turned picture or KMSDRM: a renderer is made and asked
+        XCTAssertNil(RenderPath.beforeRenderer(driver: "x11", renderDriver: nil, rotated: false, gpuDevice: true))
+        XCTAssertNil(RenderPath.beforeRenderer(driver: "x11", renderDriver: "opengl", rotated: false, gpuDevice: false))
+        XCTAssertNil(RenderPath.beforeRenderer(driver: "wayland", renderDriver: nil, rotated: true, gpuDevice: false))
+        XCTAssertNil(RenderPath.beforeRenderer(driver: "KMSDRM", renderDriver: nil, rotated: false, gpuDevice: false))
+        // software asked for: known at once, as `choose` says
+        XCTAssertEqual(RenderPath.beforeRenderer(driver: "x11", renderDriver: "software", rotated: false, gpuDevice: true)?.0, .windowSurface)
+    }
+
+    func testAGPUDeviceIsARenderNodeOrNVIDIAsDevice() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("gpu-\(UUID().uuidString)")
+        let dri = root.appendingPathComponent("dri")
+        try FileManager.default.createDirectory(at: dri, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        // a display-only device (simpledrm, a VM's framebuffer) has a card but no render node
+        FileManager.default.createFile(atPath: dri.appendingPathComponent("card0").path, contents: nil)
+        XCTAssertFalse(SoftwareGL.gpuDevicePresent(dri: dri.path, dev: root.path))
+        FileManager.default.createFile(atPath: dri.appendingPathComponent("renderD128").path, contents: nil)
+        XCTAssertTrue(SoftwareGL.gpuDevicePresent(dri: dri.path, dev: root.path))
+        try FileManager.default.removeItem(at: dri)
+        XCTAssertFalse(SoftwareGL.gpuDevicePresent(dri: dri.path, dev: root.path))
+        FileManager.default.createFile(atPath: root.appendingPathComponent("nvidia0").path, contents: nil)
+        XCTAssertTrue(SoftwareGL.gpuDevicePresent(dri: dri.path, dev: root.path))
     }
 
     typealias Env = VideoDriverChoice.Environment

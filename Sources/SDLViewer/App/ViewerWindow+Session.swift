@@ -10,8 +10,9 @@ import VNCSession
 extension ViewerWindow {
     /// Starts the session thread; its wake-ups become SDL events. Questions the session cannot
     /// answer itself come as events and are asked here; the answers go back to the session.
-    func startSession(_ wake: WakeSignal) {
-        session.wake = { wake.signal() }
+    /// Starts the session before the window exists: its wake-ups do nothing until `wakeSession`.
+    func startSession() {
+        session.wake = {}
         if prompter == nil {
             let s = session
             prompter = WindowPrompter { a in
@@ -24,6 +25,12 @@ extension ViewerWindow {
             }
         }
         session.start()
+    }
+
+    /// From now on the session wakes the loop; once at once for what it did before.
+    func wakeSession(_ wake: WakeSignal) {
+        session.wake = { wake.signal() }
+        wake.signal()
     }
 
     /// Stops the session and waits briefly for its thread, so teardown is orderly: the thread

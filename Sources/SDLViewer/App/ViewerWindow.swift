@@ -130,10 +130,16 @@ public final class ViewerWindow {
         // before SDL_Init: SDL chains to the handler it finds and puts it back before closing
         // its X connections, which is when a stale wake-up's error is read
         StaleWakeups.ignore()
+        // the connection and its first update go on while SDL and the window start (about a
+        // third of the time to the first picture); nothing is woken until the loop can be
+        startSession()
+        var windowMade = false
+        defer { if !windowMade { stopSession() } }
         guard SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) == 0 else { throw ViewerWindow.sdlError("SDL_Init") }
         defer { SDL_Quit() }
         try createWindow()
         defer { teardown() }
+        windowMade = true
         startWaylandKeyboard()
         followX11Keymap()
         let dir: ClipboardDirection = config.viewOnly ? (config.clipboardDirection.receives ? .receive : .off) : config.clipboardDirection
@@ -150,7 +156,7 @@ public final class ViewerWindow {
         let capture = CaptureController(session: session, recordingMaxBytes: config.recordingMaxBytes,
                                         picturesDirectory: config.picturesDirectory, videosDirectory: config.videosDirectory, wake: wake)
         self.capture = capture
-        startSession(wake)
+        wakeSession(wake)
         defer { stopSession() }
         defer { capture.finish() }
         router.ui.recording = player == nil ? false : nil

@@ -1,4 +1,5 @@
 import CSDL2
+import Foundation
 
 /// OpenGL drawn by the CPU (Mesa's llvmpipe, as on a machine or VM without a GPU, and under
 /// Xvfb) costs more than the window surface: every present rasterises the whole window and
@@ -15,6 +16,14 @@ enum SoftwareGL {
         typealias GetString = @convention(c) (UInt32) -> UnsafePointer<UInt8>?
         let glGetString = unsafeBitCast(p, to: GetString.self)
         return glGetString(0x1F01).map { String(cString: $0) }  // GL_RENDERER
+    }
+
+    /// Whether the machine has a device OpenGL could draw on: a DRM render node (Mesa's
+    /// drivers, DRI3) or NVIDIA's own device. Without one OpenGL can only be drawn by the CPU.
+    static func gpuDevicePresent(dri: String = "/dev/dri", dev: String = "/dev") -> Bool {
+        let fm = FileManager.default
+        if let names = try? fm.contentsOfDirectory(atPath: dri), names.contains(where: { $0.hasPrefix("renderD") }) { return true }
+        return fm.fileExists(atPath: dev + "/nvidia0") || fm.fileExists(atPath: dev + "/nvidiactl")
     }
 
     static func isSoftware(_ glRenderer: String) -> Bool {

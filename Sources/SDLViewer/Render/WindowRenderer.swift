@@ -49,14 +49,15 @@ final class WindowRenderer {
         rotation = degrees == 0 ? nil : Rotation(degrees: degrees)
         window = SDL_CreateWindow(title, x, y, w, h, flags)
         guard let window else { surfaceMode = false; throw ViewerWindow.sdlError("SDL_CreateWindow") }
-        // SDL_RENDER_DRIVER=software (SDL's own variable) asks for the software path
         let software = renderDriver == "software"
         // rotation draws through a target texture: SDL's renderers have them, window surfaces do not
         let rflags = degrees != 0 && software ? SDL_RENDERER_SOFTWARE.rawValue | SDL_RENDERER_TARGETTEXTURE.rawValue
             : SDL_RENDERER_ACCELERATED.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue
-        var made = !software || degrees != 0 ? SDL_CreateRenderer(window, -1, rflags) : nil
-        var (path, why) = RenderPath.choose(driver: WindowRenderer.videoDriver, renderDriver: renderDriver,
-                                            glRenderer: made.flatMap { SoftwareGL.rendererName($0) }, rotated: degrees != 0)
+        let known = RenderPath.beforeRenderer(driver: WindowRenderer.videoDriver, renderDriver: renderDriver,
+                                              rotated: degrees != 0, gpuDevice: SoftwareGL.gpuDevicePresent())
+        var made = known == nil ? SDL_CreateRenderer(window, -1, rflags) : nil
+        var (path, why) = known ?? RenderPath.choose(driver: WindowRenderer.videoDriver, renderDriver: renderDriver,
+                                                     glRenderer: made.flatMap { SoftwareGL.rendererName($0) }, rotated: degrees != 0)
         if path != .renderer, let r = made {
             SDL_DestroyRenderer(r)
             made = nil
