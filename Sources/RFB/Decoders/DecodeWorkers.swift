@@ -1,3 +1,4 @@
+import CSystem
 import Foundation
 
 /// The threads a `DecodeManager` runs rect jobs on. An engine with `decodeThreads` above 1 makes
@@ -62,9 +63,11 @@ final class DecodeWorker: @unchecked Sendable {
         if !started {
             started = true
             let t = Thread { [self] in
-                // named from inside: on Linux only that reaches the kernel (top -H, gdb, the
-                // kiosk VM test's count of workers); a name set before start() does not
+                // named from inside, for the kernel (top -H, gdb, the kiosk VM test's count of
+                // workers): Foundation's setter did not always reach it, and a name set before
+                // start() never does
                 Thread.current.name = "farcast.decode"
+                _ = farcast_name_this_thread("farcast.decode")
                 loop()
             }
             t.start()
