@@ -8,9 +8,9 @@ import VNCSession
 /// it, its state, its events (questions go to `prompter`), and the framebuffer (read through the
 /// session's scoped call). The prompt itself is in ViewerWindow+Prompt.swift.
 extension ViewerWindow {
-    /// Starts the session thread; its wake-ups become SDL events. Questions the session cannot
-    /// answer itself come as events and are asked here; the answers go back to the session.
-    /// Starts the session before the window exists: its wake-ups do nothing until `wakeSession`.
+    /// Starts the session thread, before the window exists: its wake-ups do nothing until
+    /// `wakeSession` makes them SDL events. Questions the session cannot answer itself come as
+    /// events and are asked here; the answers go back to the session.
     func startSession() {
         session.wake = {}
         if prompter == nil {
