@@ -134,7 +134,8 @@ final class WaylandPointerInteropTests: XCTestCase {
         }
         Thread.sleep(forTimeInterval: 0.5)
         got = InputInteropTests.parseXev((try? String(contentsOf: xevLog, encoding: .utf8)) ?? "").1
-        let clicks = got.filter { $0.0 <= 3 }.map { "\($0.0)@\($0.1),\($0.2)" }
+        // MutterScreen.input's warm-up touch at (1,1) is a tap too when the viewer binds wl_touch in time
+        let clicks = got.filter { $0.0 <= 3 }.map { "\($0.0)@\($0.1),\($0.2)" }.filter { $0 != "1@1,1" }
         XCTAssertEqual(clicks, ["1@200,150", "3@700,501"], "server got \(got); viewer: \(viewer.logTail())")
         let wheel = got.filter { $0.0 >= 4 }
         XCTAssertGreaterThanOrEqual(wheel.count, 3, "\(got)")

@@ -11,7 +11,8 @@
  *     and ends both sessions after the last (they end with this connection anyway). Without
  *     --input no remote desktop session is made: the seat's devices stay as they are.
  * mutter makes its virtual touchscreen at the first touch call, and clients bind wl_touch only
- * then: that first touch reaches no one (start with one where no window is).
+ * then: that first touch reaches a client only if it bound wl_touch in time (start with one
+ * where it does no harm, or where no window is).
  * Run as the compositor's user on its session bus, with PipeWire running there.
  * Build: cc mutter-screen.c $(pkg-config --cflags --libs gio-2.0) */
 #include <gio/gio.h>
