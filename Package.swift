@@ -35,10 +35,9 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
-        // Open H.264: FFmpeg's decoder and colour conversion (libavcodec.pc brings libavutil's
-        // flags; the module map links avutil and swscale)
-        .systemLibrary(name: "CAVCodec", path: "Sources/CAVCodec", pkgConfig: "libavcodec",
-                       providers: [.apt(["libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+        // Open H.264: FFmpeg's decoder and colour conversion, opened on the first H.264 rect
+        // (dlopen; headers from libavcodec-dev, libavutil-dev, libswscale-dev), not linked
+        .target(name: "CAVCodec", path: "Sources/CAVCodec", linkerSettings: [.linkedLibrary("dl")]),
         // the launcher's discovery of hosts on the network (avahi-daemon over D-Bus)
         .systemLibrary(name: "CAvahi", path: "Sources/CAvahi", pkgConfig: "avahi-client",
                        providers: [.apt(["libavahi-client-dev"])]),

@@ -218,4 +218,60 @@ main()
         XCTAssertTrue(poll(timeout: 10) { second.log.contains(message) }, second.logTail())
         XCTAssertTrue(second.isRunning, "the viewer stays up with the message")
     }
+
+    /// FFmpeg is opened at the first H.264 rect, not at start (CAVCodec's loader): a window on a
+    /// lossless Xvnc session has no libavcodec mapped; one that was sent H.264 has; and where the
+    /// library cannot be loaded (a mount namespace with it hidden behind /dev/null) the rect
+    /// fails with a message naming it and the packages to install, and the window stays up.
+    func testFFmpegIsOpenedAtTheFirstH264RectOnly() throws {
+        let units = try stillUnits()
+        let local = try startLocalXvfb(avoiding: [], size: "1280x800", dir: dir)
+        let display = ":\(local)"
+        // read to the end: String(contentsOfFile:) stops at the first page of a /proc file
+        func maps(_ pid: Int32) -> String {
+            String(decoding: FileHandle(forReadingAtPath: "/proc/\(pid)/maps")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        }
+
+        var o = VNCServer.Options()
+        o.content = .sceneWithXterm
+        let xvnc = try startServer(.xvnc, o)
+        let plain = try startViewerWindow(port: xvnc.port, display: display, dir: dir, ["--encodings", "tight,zrle,raw"],
+                                          name: "viewer-plain", environment: ["FARCAST_TRACE": "1"])
+        XCTAssertTrue(poll(timeout: 10) { plain.log.contains("trace present") }, plain.logTail())
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertFalse(maps(plain.pid).isEmpty, "the viewer's maps are readable")
+        XCTAssertFalse(maps(plain.pid).contains("libavcodec"), "libavcodec mapped without H.264")
+        plain.stop()
+
+        let (server, port) = try startServer("flood", units: units, seconds: 3)
+        let h264 = try startViewerWindow(port: port, display: display, dir: dir, ["--encodings", "h264,raw"],
+                                         name: "viewer-h264", environment: ["FARCAST_TRACE": "1"])
+        XCTAssertTrue(poll(timeout: 10) { server.log.contains("client offers H.264") }, server.logTail())
+        XCTAssertTrue(poll(timeout: 10) { maps(h264.pid).contains("libavcodec.so.59") }, "libavcodec opened: \(h264.logTail())")
+        XCTAssertTrue(maps(h264.pid).contains("libswscale.so."), "libswscale opened")
+        h264.stop()
+
+        guard geteuid() == 0, let unshare = InteropTools.path("unshare"), let mount = InteropTools.path("mount") else {
+            throw XCTSkip("hiding libavcodec needs root, unshare and mount")
+        }
+        let soname = "/usr/lib/x86_64-linux-gnu/libavcodec.so.59"
+        let real = URL(fileURLWithPath: soname).resolvingSymlinksInPath().path
+        guard FileManager.default.fileExists(atPath: real) else { throw XCTSkip("no \(soname)") }
+        try? FileManager.default.removeItem(at: dir.appendingPathComponent("port-flood"))   // the first server's
+        let (again, port2) = try startServer("flood", units: units, seconds: 3)
+        let env = ["DISPLAY": display, "SDL_VIDEODRIVER": "x11"]
+        let hidden = try ChildProcess(name: "viewer-noffmpeg", executable: unshare,
+                                      arguments: ["-m", "--propagation", "private", "sh", "-c",
+                                                  "\(mount) --bind /dev/null \"$1\" && shift && exec \"$@\"", "sh", real,
+                                                  viewerPath, "127.0.0.1::\(port2)", "--encodings", "h264,raw", "-v"],
+                                      logURL: dir.appendingPathComponent("viewer-noffmpeg.log"), environment: env)
+        addTeardownBlock { hidden.stop() }
+        XCTAssertTrue(poll(timeout: 10) { again.log.contains("client offers H.264") }, again.logTail())
+        let message = "H.264 rect 1920x1080+0+0: FFmpeg could not be loaded ("
+        XCTAssertTrue(poll(timeout: 10) { hidden.log.contains(message) }, hidden.logTail())
+        XCTAssertTrue(hidden.log.contains("install libavcodec59, libavutil57 and libswscale6, or leave h264 out of --encodings"),
+                      hidden.logTail())
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertTrue(hidden.isRunning, "the viewer stays up with the message: \(hidden.logTail())")
+    }
 }

@@ -58,16 +58,18 @@ final class H264Context {
     /// `maxFramePixels` bounds what libavcodec allocates for a frame (its SPS is server data).
     /// `hwDevice`, when given, lets libavcodec decode on the GPU through VA-API.
     init(rect: Rect, maxFramePixels: Int, hwDevice: UnsafeMutablePointer<AVBufferRef>?) throws {
+        // before any stored property: a throw after them would run deinit's FFmpeg calls
+        try FFmpegLibraries.load(for: rect)
         self.rect = rect
         AVLog.install()
-        guard let dec = avcodec_find_decoder(AV_CODEC_ID_H264) else {
+        guard let dec = cav_avcodec_find_decoder(AV_CODEC_ID_H264) else {
             throw ProtocolError("H.264 rect \(rect): this FFmpeg has no H.264 decoder")
         }
-        codec = avcodec_alloc_context3(dec)
-        parserCodec = avcodec_alloc_context3(nil)
-        parser = av_parser_init(Int32(AV_CODEC_ID_H264.rawValue))
-        packet = av_packet_alloc()
-        received = av_frame_alloc(); latest = av_frame_alloc(); transferred = av_frame_alloc()
+        codec = cav_avcodec_alloc_context3(dec)
+        parserCodec = cav_avcodec_alloc_context3(nil)
+        parser = cav_av_parser_init(Int32(AV_CODEC_ID_H264.rawValue))
+        packet = cav_av_packet_alloc()
+        received = cav_av_frame_alloc(); latest = cav_av_frame_alloc(); transferred = cav_av_frame_alloc()
         guard let c = codec, let pc = parserCodec, parser != nil, packet != nil, received != nil, latest != nil,
               transferred != nil else {
             throw ProtocolError("H.264 rect \(rect): out of memory for a decoder")
@@ -81,21 +83,21 @@ final class H264Context {
         c.pointee.thread_type = Int32(FF_THREAD_SLICE)
         c.pointee.thread_count = rect.area >= H264Context.threadedArea ? 0 : 1
         c.pointee.max_pixels = Int64(maxFramePixels)
-        if let hw = hwDevice, let ref = av_buffer_ref(hw) {
+        if let hw = hwDevice, let ref = cav_av_buffer_ref(hw) {
             c.pointee.hw_device_ctx = ref
             c.pointee.get_format = preferVAAPI
         }
-        let rc = avcodec_open2(c, dec, nil)
+        let rc = cav_avcodec_open2(c, dec, nil)
         if rc < 0 { throw ProtocolError("H.264 rect \(rect): could not open the decoder (\(avError(rc)))") }
     }
 
     deinit {
-        av_parser_close(parser)
-        avcodec_free_context(&parserCodec)
-        avcodec_free_context(&codec)
-        av_packet_free(&packet)
-        av_frame_free(&received); av_frame_free(&latest); av_frame_free(&transferred)
-        sws_freeContext(sws)
+        cav_av_parser_close(parser)
+        cav_avcodec_free_context(&parserCodec)
+        cav_avcodec_free_context(&codec)
+        cav_av_packet_free(&packet)
+        cav_av_frame_free(&received); cav_av_frame_free(&latest); cav_av_frame_free(&transferred)
+        cav_sws_freeContext(sws)
     }
 
     /// Cuts `data[0..<count]` into access units with libavcodec's parser and decodes each;
@@ -109,7 +111,7 @@ final class H264Context {
             throw ProtocolError("H.264 rect \(rect): \(count) bytes are more than libavcodec takes at once")
         }
         try AnnexB.scan(data, count: count, rect: rect, sps: &spsSeen, pps: &ppsSeen)
-        if let newest = latest { av_frame_unref(newest) }
+        if let newest = latest { cav_av_frame_unref(newest) }
         var at = 0
         var stalls = 0
         var flushed = false
@@ -119,7 +121,7 @@ final class H264Context {
             flushed = left == 0
             var unit: UnsafeMutablePointer<UInt8>?
             var size: Int32 = 0
-            let used = av_parser_parse2(p, c, &unit, &size, flushed ? nil : data + at, Int32(left),
+            let used = cav_av_parser_parse2(p, c, &unit, &size, flushed ? nil : data + at, Int32(left),
                                         cav_nopts_value(), cav_nopts_value(), 0)
             at += max(0, Int(used))
             if let unit, size > 0 {
@@ -146,24 +148,24 @@ final class H264Context {
         AVLog.clear()
         let token = probe?.enter(.avcodec)
         defer { if let token { probe?.leave(.avcodec, token) } }
-        var rc = avcodec_send_packet(c, pkt)
+        var rc = cav_avcodec_send_packet(c, pkt)
         if rc < 0 {
             // parameter sets or SEI alone: libavcodec takes them, then says "no frame!"
             if rc == cav_error_invaliddata() && !AnnexB.hasSlice(unit, count: count) { return }
             throw rejected(rc)
         }
         while true {
-            rc = avcodec_receive_frame(c, frame)
+            rc = cav_avcodec_receive_frame(c, frame)
             if rc == cav_error_eagain() || rc == cav_error_eof() { break }
             if rc < 0 { throw rejected(rc) }
-            av_frame_unref(newest)
-            av_frame_move_ref(newest, frame)
+            cav_av_frame_unref(newest)
+            cav_av_frame_move_ref(newest, frame)
             notePicture(newest)
         }
     }
 
     private func rejected(_ rc: Int32) -> ProtocolError {
-        if let newest = latest { av_frame_unref(newest) }   // nothing of a rejected rect is shown
+        if let newest = latest { cav_av_frame_unref(newest) }   // nothing of a rejected rect is shown
         let detail = AVLog.lastError()
         return ProtocolError("H.264 rect \(rect): the decoder rejected the data (\(avError(rc))\(detail.isEmpty ? "" : ": " + detail))")
     }
@@ -206,16 +208,16 @@ final class H264Context {
     /// its first pixel is and its row stride in pixels. Nil when the data held no picture.
     func convertLatest(scratch: ScratchBuffer) throws -> (pixels: UnsafeMutablePointer<UInt32>, stride: Int)? {
         guard let newest = latest, newest.pointee.width > 0 else { return nil }
-        defer { av_frame_unref(newest) }
+        defer { cav_av_frame_unref(newest) }
         var src = newest
         if newest.pointee.format == AV_PIX_FMT_VAAPI.rawValue, let sw = transferred {
-            av_frame_unref(sw)
-            let rc = av_hwframe_transfer_data(sw, newest, 0)
+            cav_av_frame_unref(sw)
+            let rc = cav_av_hwframe_transfer_data(sw, newest, 0)
             if rc < 0 { throw ProtocolError("H.264 rect \(rect): could not copy the frame from the GPU (\(avError(rc)))") }
-            av_frame_copy_props(sw, newest)
+            cav_av_frame_copy_props(sw, newest)
             src = sw
         }
-        defer { if src != newest { av_frame_unref(src) } }
+        defer { if src != newest { cav_av_frame_unref(src) } }
         let fw = Int(src.pointee.width), fh = Int(src.pointee.height)
         guard fw >= rect.w && fh >= rect.h else {
             throw ProtocolError("H.264 rect \(rect): the decoded frame is \(fw)x\(fh), smaller than the rect")
@@ -229,10 +231,10 @@ final class H264Context {
     private func convert(_ f: UnsafeMutablePointer<AVFrame>, width fw: Int, height fh: Int,
                          scratch: ScratchBuffer) throws -> (pixels: UnsafeMutablePointer<UInt32>, stride: Int) {
         let fmt = AVPixelFormat(rawValue: f.pointee.format)
-        sws = sws_getCachedContext(sws, Int32(fw), Int32(fh), fmt, Int32(fw), Int32(fh), AV_PIX_FMT_BGR0,
+        sws = cav_sws_getCachedContext(sws, Int32(fw), Int32(fh), fmt, Int32(fw), Int32(fh), AV_PIX_FMT_BGR0,
                                    SWS_BICUBIC, nil, nil, nil)
         guard let s = sws else {
-            let name = av_get_pix_fmt_name(fmt).map { String(cString: $0) } ?? "format \(fmt.rawValue)"
+            let name = cav_av_get_pix_fmt_name(fmt).map { String(cString: $0) } ?? "format \(fmt.rawValue)"
             throw ProtocolError("H.264 rect \(rect): cannot convert \(name) frames to RGB")
         }
         setColourspace(s, f)
@@ -250,7 +252,7 @@ final class H264Context {
         let srcStride: [Int32] = withUnsafeBytes(of: &f.pointee.linesize) { raw in
             (0..<4).map { raw.load(fromByteOffset: $0 * 4, as: Int32.self) }
         }
-        let rows = sws_scale(s, srcData, srcStride, 0, Int32(fh), &dst, &dstStride)
+        let rows = cav_sws_scale(s, srcData, srcStride, 0, Int32(fh), &dst, &dstStride)
         guard rows == Int32(fh) else {
             throw ProtocolError("H.264 rect \(rect): colour conversion of the \(fw)x\(fh) frame failed")
         }
@@ -262,16 +264,16 @@ final class H264Context {
     private func setColourspace(_ s: OpaquePointer, _ f: UnsafeMutablePointer<AVFrame>) {
         var cs = Int32(f.pointee.colorspace.rawValue)
         if cs < 1 || cs > 10 || cs == 8 { cs = Int32(AVCOL_SPC_BT470BG.rawValue) }
-        let table = sws_getCoefficients(cs)
+        let table = cav_sws_getCoefficients(cs)
         var inv: UnsafeMutablePointer<Int32>?, tab: UnsafeMutablePointer<Int32>?
         var srcFull: Int32 = 0, dstFull: Int32 = 0, bright: Int32 = 0, contrast: Int32 = 0, sat: Int32 = 0
-        sws_getColorspaceDetails(s, &inv, &srcFull, &tab, &dstFull, &bright, &contrast, &sat)
+        cav_sws_getColorspaceDetails(s, &inv, &srcFull, &tab, &dstFull, &bright, &contrast, &sat)
         switch f.pointee.color_range {
         case AVCOL_RANGE_JPEG: srcFull = 1
         case AVCOL_RANGE_MPEG: srcFull = 0
         default: break     // unspecified: swscale's own default for the format (full for yuvj*)
         }
-        sws_setColorspaceDetails(s, table, srcFull, table, dstFull, bright, contrast, sat)
+        cav_sws_setColorspaceDetails(s, table, srcFull, table, dstFull, bright, contrast, sat)
     }
 }
 
@@ -285,22 +287,23 @@ private func preferVAAPI(_ c: UnsafeMutablePointer<AVCodecContext>?,
         if fmts[i] == AV_PIX_FMT_VAAPI { return AV_PIX_FMT_VAAPI }
         i += 1
     }
-    return avcodec_default_get_format(c, fmts)
+    return cav_avcodec_default_get_format(c, fmts)
 }
 
 /// The VA-API device all contexts of a connection share, or nil (no GPU, no driver): then
 /// decoding is in software. Only the first render node is tried, so a machine without one
 /// answers at once and libva prints nothing.
 func makeVAAPIDevice() -> UnsafeMutablePointer<AVBufferRef>? {
+    guard cav_load(nil, 0) == 0 else { return nil }
     AVLog.install()
     var ref: UnsafeMutablePointer<AVBufferRef>?
-    guard av_hwdevice_ctx_create(&ref, AV_HWDEVICE_TYPE_VAAPI, "/dev/dri/renderD128", nil, 0) >= 0 else { return nil }
+    guard cav_av_hwdevice_ctx_create(&ref, AV_HWDEVICE_TYPE_VAAPI, "/dev/dri/renderD128", nil, 0) >= 0 else { return nil }
     return ref
 }
 
 func avError(_ rc: Int32) -> String {
     withUnsafeTemporaryAllocation(of: CChar.self, capacity: 128) { buf in
-        guard let p = buf.baseAddress, av_strerror(rc, p, 128) == 0 else { return "error \(rc)" }
+        guard let p = buf.baseAddress, cav_av_strerror(rc, p, 128) == 0 else { return "error \(rc)" }
         return String(cString: p)
     }
 }
@@ -317,7 +320,7 @@ enum AVLog {
         installed.withLock { done in
             if done { return }
             done = true
-            av_log_set_callback { _, level, fmt, args in
+            cav_av_log_set_callback { _, level, fmt, args in
                 guard level <= AV_LOG_ERROR, let fmt, let args else { return }
                 let line = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buf -> String in
                     guard let p = buf.baseAddress else { return "" }

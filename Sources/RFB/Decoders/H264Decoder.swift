@@ -71,7 +71,7 @@ final class H264Decoder: CancellableDecoder {
         budgetOverride = memoryBudget
     }
 
-    deinit { av_buffer_unref(&hwDevice) }
+    deinit { if hwDevice != nil { cav_av_buffer_unref(&hwDevice) } }
 
     /// Called unlocked by the engine: the decode runs outside the framebuffer lock.
     var locksFramebufferItself: Bool { true }

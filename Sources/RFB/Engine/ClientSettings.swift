@@ -98,6 +98,8 @@ public struct ClientSettings: Sendable {
         // lossless (no quality given): the lossy-only encodings (H.264, JPEG) only when asked for by name
         var l = jpegQuality == nil && !encodingsNamedByUser
             ? encodings.filter { !Encoding.lossyOnly.contains($0) } : encodings
+        // FFmpeg is loaded at the first H.264 rect; once that failed, H.264 is not offered again
+        if FFmpegLibraries.unavailable { l.removeAll { $0 == Encoding.h264 } }
         if wantCursor { l += cursorEncodings.filter { wantMorePseudoEncodings || $0 == Encoding.cursor } }
         if wantMorePseudoEncodings {
             l += [Encoding.ledState, Encoding.vmwareLEDState, Encoding.qemuPointerMotionChange, Encoding.xvp,
