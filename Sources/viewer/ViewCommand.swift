@@ -142,7 +142,13 @@ struct ViewCommand: ParsableCommand {
 
     /// Keys through xkbcommon with the local layout; the built-in US map only if that fails.
     func keyTranslator() -> KeyTranslating {
-        let (spec, source) = KeyboardLayoutDetector.detect(override: keyboard, environment: ViewerEnvironment.variables)
+        // on X11 the window follows the X server's keymap from its start, so the session's layout
+        // is not asked for (setxkbmap -query: 42 ms on the start-up's path)
+        let env = ViewerEnvironment.variables
+        let x11 = VideoDriverChoice.expectsX11(.init(sdlVideoDriver: env["SDL_VIDEODRIVER"], waylandDisplay: env["WAYLAND_DISPLAY"],
+                                                     display: env["DISPLAY"]))
+        let (spec, source) = KeyboardLayoutDetector.detect(override: keyboard, environment: env,
+                                                           querySession: !(x11 && keyboard == nil))
         do {
             let map = try KeyboardTranslator.parseModifierMap(mapModifier ?? "")
             let t = XKBKeyTranslator(try KeyboardTranslator(spec: spec, modifierMap: map))

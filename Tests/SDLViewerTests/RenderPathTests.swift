@@ -88,4 +88,17 @@ final class RenderPathTests: XCTestCase {
         // unreachable: SDL's own error says why
         XCTAssertEqual(VideoDriverChoice.decide(wl, x11Works: { false }, waylandSeat: { .unreachable }), .leave(nil))
     }
+
+    /// Where SDL will be on X11 the window follows the X server's keymap, and the command line
+    /// does not ask the session for its layout (setxkbmap -query, 42 ms at start).
+    func testX11IsExpectedWhereSDLTakesItFirstOrItIsNamed() {
+        XCTAssertTrue(VideoDriverChoice.expectsX11(Env(sdlVideoDriver: nil, waylandDisplay: nil, display: ":5")))
+        XCTAssertTrue(VideoDriverChoice.expectsX11(Env(sdlVideoDriver: nil, waylandDisplay: "wayland-1", display: ":5")),
+                      "SDL 2 takes X11 first (XWayland)")
+        XCTAssertTrue(VideoDriverChoice.expectsX11(Env(sdlVideoDriver: "X11", waylandDisplay: nil, display: ":5")))
+        XCTAssertFalse(VideoDriverChoice.expectsX11(Env(sdlVideoDriver: "wayland", waylandDisplay: "wayland-1", display: ":5")))
+        XCTAssertFalse(VideoDriverChoice.expectsX11(Env(sdlVideoDriver: nil, waylandDisplay: "wayland-1", display: nil)))
+        XCTAssertFalse(VideoDriverChoice.expectsX11(Env(sdlVideoDriver: "kmsdrm", waylandDisplay: nil, display: ":5")))
+        XCTAssertFalse(VideoDriverChoice.expectsX11(Env(sdlVideoDriver: nil, waylandDisplay: nil, display: "")))
+    }
 }

@@ -80,6 +80,17 @@ public enum VideoDriverChoice {
         }
     }
 
+    /// Whether SDL will run on X11, as far as the environment says without probing: there the
+    /// window reads the X server's own keymap, so nothing needs to ask the session for its layout.
+    public static func expectsX11(_ env: Environment) -> Bool {
+        let asked = env.sdlVideoDriver?.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        switch asked {
+        case "x11"?: return true
+        case nil: return !(env.display ?? "").isEmpty && !(prefersWayland && !(env.waylandDisplay ?? "").isEmpty)
+        default: return false
+        }
+    }
+
     /// Decides with the real probes and tells SDL. Returns the message to stop with, or nil.
     public static func prepare(_ env: Environment, log: (String) -> Void) -> String? {
         let outcome = decide(env, x11Works: { x11Connects(env.display) }, waylandSeat: { probeSeat(env.waylandDisplay) })
