@@ -61,14 +61,6 @@ public final class FrameRenderer {
             _ = fb.takeDamage()
             carried = [fb.bounds]
         }
-        if textureStale {
-            // the direct path drew the window without us: the texture is whole again first
-            textureStale = false
-            _ = fb.takeDamage()
-            carried = []
-            send(fb, fb.bounds)
-            return true
-        }
         guard let work = takeWork(fb, budget: budget) else { return false }
         for r in work { send(fb, r) }
         return true
@@ -99,8 +91,15 @@ public final class FrameRenderer {
         return now
     }
 
-    /// Set by the direct path (FrameRenderer+Direct): the window got pixels the texture lacks.
-    var textureStale = false
+    /// The direct path (FrameRenderer+Direct) draws without the texture: it goes, and the
+    /// next upload makes it anew and sends the framebuffer whole.
+    func releaseTexture() {
+        guard let t = texture else { return }
+        SDL_DestroyTexture(t)
+        texture = nil
+        textureWidth = 0; textureHeight = 0; allocatedWidth = 0; allocatedHeight = 0
+        linear = nil
+    }
     /// Output rects the last `copyDirect` wrote.
     var directRects: [SDL_Rect] = []
 

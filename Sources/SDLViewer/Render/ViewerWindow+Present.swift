@@ -29,17 +29,24 @@ extension ViewerWindow {
         let vp = router.viewport
         let layout = layoutOverlays(router, r, overlay, vp)
         applyHits(layout)
-        defer { fullPresent = false; overlayShown = layout.covers; trace.presented(menuUp: layout.menu != nil) }
-        if r.surfaceMode && !fullPresent && !layout.covers && !overlayShown && r.rotation == nil, let surface = r.surface,
+        /// A whole frame skipped while a rect was being decoded is still owed.
+        var wholeOwed = false
+        defer { fullPresent = wholeOwed; overlayShown = layout.covers; trace.presented(menuUp: layout.menu != nil) }
+        if r.surfaceMode && !layout.covers && r.rotation == nil, let surface = r.surface,
            FrameRenderer.takesFramebufferPixels(surface) {
-            let body = { (fb: Framebuffer?) -> Bool in fb.map { frame.copyDirect($0, into: surface, vp) } ?? false }
+            // a whole frame when the window was redrawn or an overlay just went away
+            let whole = fullPresent || overlayShown
+            let body = { (fb: Framebuffer?) -> Bool in fb.map { frame.copyDirect($0, into: surface, vp, whole: whole) } ?? false }
             let copied: Bool? = forInput ? withFramebufferIfFree(body) : withFramebuffer(body)
             if copied == true {
                 r.updateSurface(frame.directRects)
                 return frame.hasPendingUpload
             }
             // skipped while a rect was being decoded: the pixels come with the next present
-            if copied == nil { return true }
+            if copied == nil {
+                wholeOwed = whole
+                return true
+            }
         }
         let uploaded = uploadFrame(frame, wait: !forInput)
         if r.surfaceMode && !fullPresent && !layout.covers && !overlayShown {
