@@ -98,6 +98,10 @@ public final class ViewerWindow {
     var fullPresent = true
     /// An overlay was on screen in the last present: the next one must redraw to remove it.
     var overlayShown = false
+    /// The last present pushed pixels to the screen. One that pushed nothing (a key press with
+    /// nothing to show) does not hold the next back a refresh: the server's answer to that key
+    /// is what the user waits for.
+    var presentDrew = true
     var everReady = false
     /// The window took the first desktop's size (ViewerWindow+Fit); once per window.
     var fittedToDesktop = false
@@ -243,7 +247,7 @@ public final class ViewerWindow {
                 // pixels left over (upload budget, or skipped for input) come next frame
                 needsPresent = present(forInput: forInput)
                 forInput = false
-                nextPresent = ViewerWindow.now() + (renderer?.frameInterval ?? 0)
+                nextPresent = ViewerWindow.now() + (presentDrew ? renderer?.frameInterval ?? 0 : 0)
             }
         }
     }

@@ -25,6 +25,7 @@ extension ViewerWindow {
     /// budget, or skipped while decoding): the loop presents again.
     @discardableResult
     func present(forInput: Bool = false) -> Bool {
+        presentDrew = true
         guard let r = renderer, let frame = r.frame, let overlay = r.overlay else { return false }
         let vp = router.viewport
         let layout = layoutOverlays(router, r, overlay, vp)
@@ -40,6 +41,7 @@ extension ViewerWindow {
             let copied: Bool? = forInput ? withFramebufferIfFree(body) : withFramebuffer(body)
             if copied == true {
                 r.updateSurface(frame.directRects)
+                presentDrew = !frame.directRects.isEmpty
                 return frame.hasPendingUpload
             }
             // skipped while a rect was being decoded: the pixels come with the next present
@@ -51,7 +53,9 @@ extension ViewerWindow {
         let uploaded = uploadFrame(frame, wait: !forInput)
         if r.surfaceMode && !fullPresent && !layout.covers && !overlayShown {
             // only what changed: a small update costs a small copy to the window
-            r.updateSurface(frame.drawDamage(vp))
+            let drawn = frame.drawDamage(vp)
+            r.updateSurface(drawn)
+            presentDrew = !drawn.isEmpty
             return !uploaded || frame.hasPendingUpload
         }
         r.beginFrame()
