@@ -21,8 +21,9 @@ V=$(swift build -c release --show-bin-path)/viewer
 # the replay learns Open H.264 (scripts/bench-tools/sitecustomize.py)
 export PYTHONPATH=$PWD/scripts/bench-tools FARCAST_SHARED_TOOLS=$(cd $TOOLS && pwd)
 # encodings named: adaptive quality off, so no lossless-refresh requests (the replay counts
-# requests to know when the viewer is done) and the same work as vncviewer's pinned encoding
-PIN="--encodings tight,copyrect,zrle,hextile,zlib,corre,rre,raw,h264"
+# requests to know when the viewer is done) and the same work as vncviewer's pinned encoding;
+# gone when the replay closes, as vncviewer -ReconnectOnError=0 is (no 10 s wait per run)
+PIN="--encodings tight,copyrect,zrle,hextile,zlib,corre,rre,raw,h264 --on-disconnect quit"
 files=("$@")
 if [ ${#files[@]} -eq 0 ]; then
   files=(../shared/corpus/*.fbs)
