@@ -169,6 +169,32 @@ final class ZRLEDecoderTests: XCTestCase {
         }
     }
 
+    /// Palette RLE as text servers send it (libvncserver and neatvnc: two colours a tile, a run
+    /// or a single pixel every few pixels), every pixel checked: runs of 1 to 20, 63 to 65, 255
+    /// and 256 (a second length byte) and 600 pixels, crossing rows, the last one ending on the
+    /// tile's last pixel, in whole and partial tiles, at 32 and 16 bpp.
+    func testPaletteRLERunsOfEveryLength() throws {
+        let lengths = Array(1...20) + [63, 64, 65, 255, 256, 600, 7, 3, 9]
+        // the palette index of a tile's pixel i: runs of `lengths` in turn, colours in turn
+        func index(_ i: Int, colours: Int) -> Int {
+            var at = 0, k = 0
+            while i >= at + lengths[k % lengths.count] { at += lengths[k % lengths.count]; k += 1 }
+            return k % colours
+        }
+        for (format, mask) in [(PixelFormat.native, UInt32(0xffffff)), (.rgb565, 0xffff)] {
+            let pal2: [UInt32] = [0x101010 & mask, 0xe0e0e0 & mask]
+            let pal5: [UInt32] = [0x102030, 0x405060, 0x708090, 0xa0b0c0, 0xd0e0f0].map { $0 & mask }
+            func tile(_ pal: [UInt32], tx: Int, ty: Int, tw: Int) -> (ZRLETile, (Int, Int) -> UInt32) {
+                (.paletteRLE(pal), { x, y in pal[index((y - ty) * tw + (x - tx), colours: pal.count)] })
+            }
+            // 130x70: tiles 64x64, 64x64, 2x64, then 64x6, 64x6, 2x6
+            try check(format: format, w: 130, h: 70, tiles: [
+                tile(pal2, tx: 0, ty: 0, tw: 64), tile(pal5, tx: 64, ty: 0, tw: 64), tile(pal2, tx: 128, ty: 0, tw: 2),
+                tile(pal5, tx: 0, ty: 64, tw: 64), tile(pal2, tx: 64, ty: 64, tw: 64), tile(pal5, tx: 128, ty: 64, tw: 2),
+            ])
+        }
+    }
+
     func testRectsShareOneStream() throws {
         let enc = ZRLEEncoder(format: .native)
         let (tiles, wire) = enc.rect(w: 32, h: 8, tiles: [(.raw, testPattern)])
