@@ -195,6 +195,28 @@ final class ZRLEDecoderTests: XCTestCase {
         }
     }
 
+    /// Plain RLE as libvncserver sends photographs and gradients: runs of 1 to 20, 63 to 65,
+    /// 255 and 256 (a second length byte) and 600 pixels, each a new colour, crossing rows, in
+    /// whole and partial tiles, at 32 bpp (24-bit CPIXELs read as one load), 16 and 8 bpp.
+    func testPlainRLERunsOfEveryLength() throws {
+        let lengths = Array(1...20) + [63, 64, 65, 255, 256, 600, 7, 3, 9]
+        func run(_ i: Int) -> Int {
+            var at = 0, k = 0
+            while i >= at + lengths[k % lengths.count] { at += lengths[k % lengths.count]; k += 1 }
+            return k
+        }
+        for (format, mask) in [(PixelFormat.native, UInt32(0xffffff)), (.rgb565, 0xffff), (.bgr233, 0xff)] {
+            func tile(tx: Int, ty: Int, tw: Int, seed: UInt32) -> (ZRLETile, (Int, Int) -> UInt32) {
+                (.plainRLE, { x, y in (UInt32(run((y - ty) * tw + (x - tx))) &* 0x01_0305 &+ seed) & mask })
+            }
+            try check(format: format, w: 130, h: 70, tiles: [
+                tile(tx: 0, ty: 0, tw: 64, seed: 0x40), tile(tx: 64, ty: 0, tw: 64, seed: 0x9a),
+                tile(tx: 128, ty: 0, tw: 2, seed: 0x11), tile(tx: 0, ty: 64, tw: 64, seed: 0xf0),
+                tile(tx: 64, ty: 64, tw: 64, seed: 0x33), tile(tx: 128, ty: 64, tw: 2, seed: 0x7),
+            ])
+        }
+    }
+
     func testRectsShareOneStream() throws {
         let enc = ZRLEEncoder(format: .native)
         let (tiles, wire) = enc.rect(w: 32, h: 8, tiles: [(.raw, testPattern)])

@@ -214,10 +214,14 @@ public final class PixelConverter {
         return mode == .native ? v : mapTrueColour(v)
     }
 
+    /// CPIXELs are the three low bytes of the framebuffer's own pixel: a little-endian load of
+    /// four bytes, masked, is the pixel.
+    public var cpixelIsLow24: Bool { cpixelSize == 3 && mode == .native && !format.bigEndian && !cpixelHighBytes }
+
     /// A row of CPIXELs to framebuffer pixels.
     public func convertCPixels(_ src: UnsafePointer<UInt8>, to dst: UnsafeMutablePointer<UInt32>, count: Int) {
         if cpixelSize != 3 { convert(src, to: dst, count: count); return }
-        if mode == .native && !format.bigEndian && !cpixelHighBytes {
+        if cpixelIsLow24 {
             unpack24(src, to: dst, count: count, LowByteFirst24.self)
             return
         }
