@@ -3,8 +3,8 @@
 # Idempotent: runs apt-get only when something is missing.
 set -euo pipefail
 PKGS=(
-  # build: system libraries reached through pkg-config
-  pkg-config libsdl2-dev libsdl2-ttf-dev zlib1g-dev libturbojpeg0-dev libpng-dev libxkbcommon-dev libssl-dev
+  # build: system libraries reached through pkg-config (ISA-L's headers: opened at run time)
+  pkg-config libsdl2-dev libsdl2-ttf-dev zlib1g-dev libisal-dev libturbojpeg0-dev libpng-dev libxkbcommon-dev libssl-dev
   # Open H.264: FFmpeg's decoder and colour conversion; the ffmpeg CLI (libx264) makes and checks test streams
   libavcodec-dev libavutil-dev libswscale-dev ffmpeg
   # the clipboard's own X selection reader (INCR, XFixes change notification); the X server's keymap

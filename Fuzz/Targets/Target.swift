@@ -11,7 +11,7 @@ struct FuzzTarget: Sendable {
 }
 
 /// Every target, by name (scripts/fuzz.sh --list prints them).
-let allTargets: [FuzzTarget] = handshakeTargets + [rsaAESInnerTarget] + decoderTargets + [h264Target] + messageTargets
+let allTargets: [FuzzTarget] = handshakeTargets + [rsaAESInnerTarget] + decoderTargets + [h264Target] + [inflateTarget] + messageTargets
     + cursorTargets + workerTargets
 
 func target(named name: String) -> FuzzTarget? { allTargets.first { $0.name == name } }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FarcastTools
 import Foundation
+import RFB
 import VNCSession
 
 struct BenchCommand: ParsableCommand {
@@ -31,11 +32,14 @@ struct BenchCommand: ParsableCommand {
         let file: String
         let updates, rects, pixels, bytes: Int
         let threads, worker_rects: Int
+        /// the library inflating zlib streams (InflateEngine: FARCAST_INFLATE)
+        let inflate: String
         let cpu_s, wall_s, mpix_per_cpu_s: Double
         let inflate_s, jpeg_s, h264_s, store_s: Double?
 
         init(_ r: BenchResult) {
             func r4(_ v: Double) -> Double { (v * 1e4).rounded() / 1e4 }
+            inflate = InflateEngine.current.rawValue
             file = r.file; threads = r.threads; worker_rects = r.workerRects; updates = r.updates; rects = r.rects; pixels = r.pixels; bytes = r.bytes
             cpu_s = r4(r.cpuSeconds); wall_s = r4(r.wallSeconds)
             mpix_per_cpu_s = (r.mpixPerCPUSecond * 10).rounded() / 10
@@ -58,7 +62,7 @@ struct BenchCommand: ParsableCommand {
                 if json {
                     print(String(decoding: try encoder.encode(Line(r)), as: UTF8.self))
                 } else {
-                    var line = "\(r.file): \(r.updates) updates, \(r.rects) rects, \(String(format: "%.1f", Double(r.pixels) / 1e6)) Mpixels, \(String(format: "%.3f", r.cpuSeconds)) CPU s, \(String(format: "%.1f", r.mpixPerCPUSecond)) Mpixel/s"
+                    var line = "\(r.file) (inflated by \(InflateEngine.current.rawValue)): \(r.updates) updates, \(r.rects) rects, \(String(format: "%.1f", Double(r.pixels) / 1e6)) Mpixels, \(String(format: "%.3f", r.cpuSeconds)) CPU s, \(String(format: "%.1f", r.mpixPerCPUSecond)) Mpixel/s"
                     if let i = r.inflateSeconds, let j = r.jpegSeconds, let h = r.h264Seconds {
                         line += String(format: " (inflate %.3f s, jpeg %.3f s, h264 %.3f s", i, j, h)
                         if let st = r.storeSeconds {

@@ -1,17 +1,15 @@
-import CZlib
-
 /// One zlib inflate stream that lives as long as the connection (RFB's zlib encodings keep
 /// the dictionary across rects, so a stream is never finished between rects).
 ///
-/// The stream is inflated as raw deflate after we check its 2-byte zlib header ourselves:
-/// servers flush but never finish their streams, so the Adler-32 trailer never arrives and
-/// zlib's running checksum (7 % of a ZRLE decode) would be computed for nothing.
-final class ZStream {
-    // Heap-allocated: zlib keeps a back pointer to the z_stream and rejects one that moved.
-    private let strm: UnsafeMutablePointer<z_stream>
-    /// inflateInit2 runs at the first inflate: a connection makes six streams (Tight's four,
-    /// Zlib's, ZRLE's) and a server uses one encoding, so most would never run.
-    private var initialised = false
+/// The stream is inflated as raw deflate (by `InflateEngine`'s library) after we check its
+/// 2-byte zlib header ourselves: servers flush but never finish their streams, so the Adler-32
+/// trailer never arrives and a running checksum (7 % of a ZRLE decode) would be computed for
+/// nothing.
+@_spi(Fuzzing) public final class ZStream {
+    private let engine: InflateEngine
+    /// Made at the first inflate: a connection makes six streams (Tight's four, Zlib's,
+    /// ZRLE's) and a server uses one encoding, so most would never run.
+    private var inflater: RawInflater?
     /// zlib header bytes still expected at the start of the (reset) stream, and those seen.
     private var headerLeft = 2
     private var header: UInt16 = 0
@@ -21,19 +19,13 @@ final class ZStream {
     /// Told of each inflate call (benchmarks); nil otherwise.
     private let probe: LibraryProbe?
 
-    init(probe: LibraryProbe? = nil) {
+    @_spi(Fuzzing) public init(probe: LibraryProbe? = nil, engine: InflateEngine = .current) {
         self.probe = probe
-        strm = .allocate(capacity: 1)
-        strm.initialize(to: z_stream())
-    }
-
-    private static func initRaw(_ s: UnsafeMutablePointer<z_stream>) -> Bool {
-        // windowBits -15: raw deflate with the full 32 KiB window the zlib header promises at most
-        inflateInit2_(s, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        self.engine = engine
     }
 
     /// Consumes the zlib header (across calls if a payload is shorter), checking it is deflate
-    /// with a window zlib's raw mode covers and no preset dictionary. Returns bytes consumed.
+    /// with a window raw inflate covers and no preset dictionary. Returns bytes consumed.
     private func takeHeader(_ input: UnsafePointer<UInt8>, count: Int, what: () -> String) throws -> Int {
         var n = 0
         while headerLeft > 0 && n < count {
@@ -49,25 +41,19 @@ final class ZStream {
         return n
     }
 
-    deinit {
-        if initialised { inflateEnd(strm) }
-        strm.deinitialize(count: 1)
-        strm.deallocate()
-    }
-
     /// Starts a fresh stream (Tight's reset bits, or a new connection).
     func reset() {
-        if initialised { inflateReset(strm) }
+        inflater?.reset()
         headerLeft = 2; header = 0; trailerLeft = 0; ended = false
     }
 
     /// Inflates from `input` into `output` until the input is used up, the output is full, or the
-    /// stream ends. Z_SYNC_FLUSH: servers flush each rect, so all of a rect's output is available
-    /// once its compressed bytes are in.
-    func inflate(_ input: UnsafePointer<UInt8>, count: Int, into output: UnsafeMutablePointer<UInt8>,
+    /// stream ends. Servers flush each rect, so all of a rect's output is available once its
+    /// compressed bytes are in.
+    @_spi(Fuzzing) public func inflate(_ input: UnsafePointer<UInt8>, count: Int, into output: UnsafeMutablePointer<UInt8>,
                  capacity: Int, what: @autoclosure () -> String) throws -> (consumed: Int, produced: Int) {
-        if !initialised { initialised = ZStream.initRaw(strm) }
-        guard initialised else { throw ProtocolError("\(what()): zlib stream could not be initialised") }
+        if inflater == nil { inflater = engine.makeInflater() }
+        guard let inflater else { throw ProtocolError("\(what()): \(engine.rawValue) stream could not be initialised") }
         var consumed = headerLeft > 0 ? try takeHeader(input, count: count, what: what) : 0
         var produced = 0
         if ended {
@@ -77,29 +63,22 @@ final class ZStream {
             return (consumed + n, 0)
         }
         while true {
-            // avail_in/avail_out are 32-bit: feed huge buffers in slices
+            // the libraries count in 32 bits: feed huge buffers in slices
             let inChunk = min(count - consumed, Int(UInt32.max))
             let outChunk = min(capacity - produced, Int(UInt32.max))
-            strm.pointee.next_in = UnsafeMutablePointer(mutating: input + consumed)
-            strm.pointee.avail_in = UInt32(inChunk)
-            strm.pointee.next_out = output + produced
-            strm.pointee.avail_out = UInt32(outChunk)
             let token = probe?.enter(.zlib)
-            let rc = CZlib.inflate(strm, Z_SYNC_FLUSH)
+            let r = inflater.inflate(input + consumed, count: UInt32(inChunk), into: output + produced,
+                                     capacity: UInt32(outChunk))
             if let token { probe?.leave(.zlib, token) }
-            let usedIn = inChunk - Int(strm.pointee.avail_in)
-            let usedOut = outChunk - Int(strm.pointee.avail_out)
-            consumed += usedIn; produced += usedOut
-            strm.pointee.next_in = nil; strm.pointee.next_out = nil
-            switch rc {
-            case Z_OK:
-                if consumed == count || produced == capacity || (usedIn == 0 && usedOut == 0) {
+            consumed += r.consumed; produced += r.produced
+            switch r.status {
+            case .progress:
+                // done, or no progress possible: the caller judges what was produced and any
+                // input left over
+                if consumed == count || produced == capacity || (r.consumed == 0 && r.produced == 0) {
                     return (consumed, produced)
                 }
-            case Z_BUF_ERROR:
-                // no progress possible: the caller judges what was produced and any input left over
-                return (consumed, produced)
-            case Z_STREAM_END:
+            case .end:
                 // the server finished its stream: skip the Adler-32 trailer raw mode leaves behind;
                 // the caller judges what was produced and anything after it
                 ended = true
@@ -107,14 +86,10 @@ final class ZStream {
                 let n = min(trailerLeft, count - consumed)
                 trailerLeft -= n; consumed += n
                 return (consumed, produced)
-            case Z_NEED_DICT:
-                throw ProtocolError("\(what()): zlib data asks for a preset dictionary")
-            case Z_DATA_ERROR:
-                throw ProtocolError("\(what()): corrupt zlib data (\(message))")
-            case Z_MEM_ERROR:
-                throw ProtocolError("\(what()): zlib ran out of memory")
-            default:
-                throw ProtocolError("\(what()): zlib inflate failed with code \(rc) (\(message))")
+            case .corrupt(let why):
+                throw ProtocolError("\(what()): corrupt zlib data (\(why))")
+            case .failed(let why):
+                throw ProtocolError("\(what()): \(why)")
             }
         }
     }
@@ -163,11 +138,6 @@ final class ZStream {
 
     /// The output room a stream gets before it has shown it needs more.
     static let firstOutputChunk = 64 * 1024
-
-    private var message: String {
-        if let m = strm.pointee.msg { return String(cString: m) }
-        return "no message"
-    }
 }
 
 /// A byte buffer owned by a decoder and reused across rects; grows, never shrinks.

@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CISAL
+
+/// The library that inflates RFB's zlib streams (Zlib, ZRLE, Tight, the extended clipboard).
+/// ISA-L's igzip inflates our recordings 1.3-2.4x as fast as zlib with the same output
+/// (docs/design/inflate-engine.md); zlib is what is left where libisal2 is not installed or not
+/// built for the architecture, and what `FARCAST_INFLATE=zlib` asks for.
+public enum InflateEngine: String, Sendable, CaseIterable {
+    case zlib
+    case isal
+
+    /// What new streams use, chosen once per process: FARCAST_INFLATE=zlib asks for zlib;
+    /// otherwise (unset, or isal) ISA-L where it loads, else zlib.
+    public static var current: InflateEngine { chosen.engine }
+    /// Why ISA-L is not in use when it was tried and failed to load (nil otherwise).
+    public static var isalUnavailable: String? { chosen.isalUnavailable }
+
+    private static let chosen = choose(asked: getenv("FARCAST_INFLATE").map { String(cString: $0) })
+
+    static func choose(asked: String?) -> (engine: InflateEngine, isalUnavailable: String?) {
+        if asked == InflateEngine.zlib.rawValue { return (.zlib, nil) }
+        var why = [CChar](repeating: 0, count: 256)
+        if cisal_load(&why, why.count) == 0 { return (.isal, nil) }
+        return (.zlib, String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    /// A fresh raw deflate stream in this library (nil when it cannot be made).
+    func makeInflater() -> RawInflater? {
+        switch self {
+        case .zlib: return ZlibInflater()
+        case .isal: return ISALInflater()
+        }
+    }
+}
+
+/// What one inflate call of a library did.
+enum RawInflateStatus {
+    /// The input is used up or the output full (possibly neither moved: no progress possible).
+    case progress
+    /// The stream's last block is done; nothing after it was taken.
+    case end
+    /// Not deflate, in the library's words.
+    case corrupt(String)
+    /// The library failed for a reason of its own (memory).
+    case failed(String)
+}
+
+/// One raw deflate stream (no zlib header or trailer) of one library, 32 KiB window.
+protocol RawInflater: AnyObject {
+    /// At most 4 GiB - 1 of each at a time.
+    func inflate(_ input: UnsafePointer<UInt8>, count: UInt32, into output: UnsafeMutablePointer<UInt8>,
+                 capacity: UInt32) -> (consumed: Int, produced: Int, status: RawInflateStatus)
+    /// Back to the start of a new stream.
+    func reset()
+}
