@@ -87,8 +87,8 @@ static const char *describe(int rc) {
 }
 
 int cisal_inflate(cisal_stream *s, const uint8_t *in, uint32_t in_len, uint8_t *out, uint32_t out_len,
-                  uint32_t *consumed, uint32_t *produced, const char **what) {
-    *consumed = 0; *produced = 0; *what = NULL;
+                  uint32_t *consumed, uint32_t *produced, uint32_t *past_end, const char **what) {
+    *consumed = 0; *produced = 0; *past_end = 0; *what = NULL;
     if (s->broken) { *what = s->broken; return CISAL_CORRUPT; }
     struct inflate_state *st = &s->state;
     if (st->block_state == ISAL_BLOCK_FINISH) return CISAL_END;
@@ -106,14 +106,28 @@ int cisal_inflate(cisal_stream *s, const uint8_t *in, uint32_t in_len, uint8_t *
         return CISAL_CORRUPT;
     }
     if (st->block_state == ISAL_BLOCK_FINISH) {
-        /* whole bytes still in the bit buffer are past the stream's end: not taken (those of
-         * this call's input only) */
+        /* whole bytes still in the bit buffer are past the stream's end (2.30 does not hand
+         * them back itself): those of this call's input are not taken; those of an earlier
+         * call's (the end came in a call after the one that read it) are counted in *past_end */
         uint32_t unread = (uint32_t)(st->read_in_length > 0 ? st->read_in_length / 8 : 0);
-        if (unread > *consumed) unread = *consumed;
-        *consumed -= unread;
+        uint32_t back = unread < *consumed ? unread : *consumed;
+        *consumed -= back;
+        *past_end = unread - back;
+        st->read_in_length = 0;
         return CISAL_END;
     }
     return CISAL_PROGRESS;
+}
+
+int cisal_at_flush_point(const cisal_stream *s) {
+    const struct inflate_state *st = &s->state;
+    if (s->broken) return 0;
+    if (st->block_state == ISAL_BLOCK_FINISH) return 1;
+    /* after a sync or full flush's empty stored block ISA-L has begun the next header
+     * (ISAL_BLOCK_HDR) with no byte of it */
+    return (st->block_state == ISAL_BLOCK_NEW_HDR || st->block_state == ISAL_BLOCK_HDR)
+        && st->read_in_length == 0 && st->tmp_in_size == 0
+        && st->tmp_out_valid == st->tmp_out_processed && st->write_overflow_len == 0 && st->copy_overflow_length == 0;
 }
 
 #else  /* no ISA-L headers at build time (an architecture Debian does not build it for) */
@@ -126,10 +140,11 @@ cisal_stream *cisal_new(void) { return NULL; }
 void cisal_free(cisal_stream *s) { (void)s; }
 void cisal_reset(cisal_stream *s) { (void)s; }
 int cisal_inflate(cisal_stream *s, const uint8_t *in, uint32_t in_len, uint8_t *out, uint32_t out_len,
-                  uint32_t *consumed, uint32_t *produced, const char **what) {
+                  uint32_t *consumed, uint32_t *produced, uint32_t *past_end, const char **what) {
     (void)s; (void)in; (void)in_len; (void)out; (void)out_len;
-    *consumed = 0; *produced = 0; *what = "this build has no ISA-L";
+    *consumed = 0; *produced = 0; *past_end = 0; *what = "this build has no ISA-L";
     return CISAL_CORRUPT;
 }
+int cisal_at_flush_point(const cisal_stream *s) { (void)s; return 0; }
 
 #endif

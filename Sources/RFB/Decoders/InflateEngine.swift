@@ -39,8 +39,9 @@ public enum InflateEngine: String, Sendable, CaseIterable {
 enum RawInflateStatus {
     /// The input is used up or the output full (possibly neither moved: no progress possible).
     case progress
-    /// The stream's last block is done; nothing after it was taken.
-    case end
+    /// The stream's last block is done; nothing after it was taken in this call, but `pastEnd`
+    /// bytes read ahead by an earlier one (ISA-L reads 8 bytes at a time).
+    case end(pastEnd: Int)
     /// Not deflate, in the library's words.
     case corrupt(String)
     /// The library failed for a reason of its own (memory).
@@ -54,4 +55,8 @@ protocol RawInflater: AnyObject {
                  capacity: UInt32) -> (consumed: Int, produced: Int, status: RawInflateStatus)
     /// Back to the start of a new stream.
     func reset()
+    /// Everything taken is decoded and given out and the stream is between blocks, no bit left
+    /// over: where a server's sync or full flush leaves it. A message cut elsewhere leaves bits a
+    /// library may decode, or find wrong, only with the next one.
+    var atFlushPoint: Bool { get }
 }

@@ -41,6 +41,12 @@
         return n
     }
 
+    /// Whether the stream stands where a server's flush leaves it (`RawInflater`): inflate-diff's
+    /// judge of where the two libraries may differ.
+    @_spi(Fuzzing) public var atFlushPoint: Bool { ended || (inflater?.atFlushPoint ?? true) }
+    /// The server finished the stream (Z_FINISH); only its trailer followed.
+    @_spi(Fuzzing) public var isFinished: Bool { ended }
+
     /// Starts a fresh stream (Tight's reset bits, or a new connection).
     func reset() {
         inflater?.reset()
@@ -78,11 +84,12 @@
                 if consumed == count || produced == capacity || (r.consumed == 0 && r.produced == 0) {
                     return (consumed, produced)
                 }
-            case .end:
-                // the server finished its stream: skip the Adler-32 trailer raw mode leaves behind;
-                // the caller judges what was produced and anything after it
+            case .end(let pastEnd):
+                // the server finished its stream: skip the Adler-32 trailer raw mode leaves behind
+                // (what a library read ahead of it is its start); the caller judges what was
+                // produced and anything after it
                 ended = true
-                trailerLeft = 4
+                trailerLeft = 4 - min(4, pastEnd)
                 let n = min(trailerLeft, count - consumed)
                 trailerLeft -= n; consumed += n
                 return (consumed, produced)

@@ -23,6 +23,13 @@ final class ZlibInflater: RawInflater {
 
     func reset() { inflateReset(strm) }
 
+    /// zlib's data_type after an inflate: the bits left over, +64 in the last block, +128 between
+    /// blocks, +256 inside a stored block or before a length (zlib.h).
+    var atFlushPoint: Bool {
+        let t = strm.pointee.data_type
+        return t & 128 != 0 && t & 256 == 0 && t & 63 == 0
+    }
+
     func inflate(_ input: UnsafePointer<UInt8>, count: UInt32, into output: UnsafeMutablePointer<UInt8>,
                  capacity: UInt32) -> (consumed: Int, produced: Int, status: RawInflateStatus) {
         strm.pointee.next_in = UnsafeMutablePointer(mutating: input)
@@ -36,7 +43,7 @@ final class ZlibInflater: RawInflater {
         let status: RawInflateStatus
         switch rc {
         case Z_OK, Z_BUF_ERROR: status = .progress      // Z_BUF_ERROR: no progress possible
-        case Z_STREAM_END: status = .end
+        case Z_STREAM_END: status = .end(pastEnd: 0)
         case Z_DATA_ERROR: status = .corrupt(message)
         case Z_MEM_ERROR: status = .failed("zlib ran out of memory")
         default: status = .failed("zlib inflate failed with code \(rc) (\(message))")
