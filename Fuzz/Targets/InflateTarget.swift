@@ -50,9 +50,7 @@ final class InflateDiffSide {
 nonisolated(unsafe) private let diffSides = (InflateDiffSide(.zlib), InflateDiffSide(.isal))
 
 func runInflateDiff(_ data: UnsafeBufferPointer<UInt8>) {
-    guard InflateEngine.current == .isal else {
-        fatalError("inflate-diff: ISA-L did not load (\(InflateEngine.isalUnavailable ?? "?")); install libisal2")
-    }
+    if let why = InflateEngine.loadISAL() { fatalError("inflate-diff: ISA-L did not load (\(why)); install libisal2") }
     let (zlib, isal) = diffSides
     zlib.restart(); isal.restart()
     var input = FuzzInput(data)

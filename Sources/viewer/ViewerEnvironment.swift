@@ -2,7 +2,9 @@ import Foundation
 import VNCSession
 
 /// The environment variables the modules act on, read here and handed down as values: no
-/// module below the command line reads the environment. Each is read when asked for, not
+/// module below the command line reads the environment, but for RFB's FARCAST_INFLATE
+/// (`InflateEngine`), a process-wide choice of library that every process decoding must follow
+/// alike (the viewer, `viewer bench`, the tests CI runs once per engine, the fuzz targets). Each is read when asked for, not
 /// once at start: `viewer kiosk` points XDG_CONFIG_HOME and XDG_STATE_HOME at its state
 /// directory before the session starts.
 enum ViewerEnvironment {
