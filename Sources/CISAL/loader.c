@@ -46,6 +46,13 @@ static void load(void) {
 }
 
 int cisal_load(char *why, size_t why_size) {
+#if defined(__aarch64__) && ISAL_VERSION < ISAL_MAKE_VERSION(2, 32, 0)
+    /* ISA-L's aarch64 decoder gave wrong output before 2.32.0 (intel/isa-l issue 316) */
+    if (why && why_size)
+        snprintf(why, why_size, "ISA-L %d.%d's aarch64 inflate gives wrong output on some streams (fixed in 2.32.0)",
+                 ISAL_MAJOR_VERSION, ISAL_MINOR_VERSION);
+    return -1;
+#endif
     pthread_once(&once, load);
     if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE) == 0) return 0;
     if (why && why_size) snprintf(why, why_size, "%s", failure);

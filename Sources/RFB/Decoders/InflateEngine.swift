@@ -4,26 +4,26 @@ import Glibc
 import CISAL
 
 /// The library that inflates RFB's zlib streams (Zlib, ZRLE, Tight, the extended clipboard).
-/// ISA-L's igzip inflates our recordings 1.3-2.4x as fast as zlib with the same output; it is
-/// not the default yet: Debian 12's libisal2 is 2.30, and 2.32.1 fixed "an internal buffer
-/// overrun in igzip" we could not yet place (inflate or deflate), on input a hostile server
-/// controls (docs/design/inflate-engine.md). FARCAST_INFLATE=isal asks for it.
+/// ISA-L's igzip inflates our recordings with 1.2-2.0x less CPU than zlib and the same output
+/// (docs/design/inflate-engine.md: what proves it); zlib is what is left where libisal2 is not
+/// installed, not built for (no headers), or not trusted (aarch64 before 2.32), and what
+/// `FARCAST_INFLATE=zlib` asks for.
 public enum InflateEngine: String, Sendable, CaseIterable {
     case zlib
     case isal
 
-    /// What new streams use, chosen once per process: FARCAST_INFLATE=isal asks for ISA-L
-    /// (zlib where it does not load); otherwise zlib. Read here, not handed down by the command
-    /// line as other variables are: every process that decodes (the tests run once per engine,
-    /// the benchmarks, the fuzz targets) follows it alike.
+    /// What new streams use, chosen once per process: FARCAST_INFLATE=zlib asks for zlib;
+    /// otherwise ISA-L where it loads, else zlib. Read here, not handed down by the command line
+    /// as other variables are: every process that decodes (the tests run once per engine, the
+    /// benchmarks, the fuzz targets) follows it alike.
     public static var current: InflateEngine { chosen.engine }
-    /// Why ISA-L is not in use although asked for (nil otherwise).
+    /// Why ISA-L is not in use where it was tried (nil otherwise).
     public static var isalUnavailable: String? { chosen.isalUnavailable }
 
     private static let chosen = choose(asked: getenv("FARCAST_INFLATE").map { String(cString: $0) })
 
     static func choose(asked: String?) -> (engine: InflateEngine, isalUnavailable: String?) {
-        guard asked == InflateEngine.isal.rawValue else { return (.zlib, nil) }
+        if asked == InflateEngine.zlib.rawValue { return (.zlib, nil) }
         if let why = loadISAL() { return (.zlib, why) }
         return (.isal, nil)
     }
