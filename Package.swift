@@ -23,10 +23,10 @@ let package = Package(
         .systemLibrary(name: "CXKBCommon", path: "Sources/CXKBCommon", pkgConfig: "xkbcommon",
                        providers: [.apt(["libxkbcommon-dev"])]),
         // the clipboard's own X selection reader: INCR transfers, XFixes change notification;
-        // xkbcommon-x11: the X server's own keymap
+        // MIT-SHM: the window shown from the framebuffer's memory; xkbcommon-x11: the X server's own keymap
         // (xcb-xfixes.pc requires xcb: one pkg-config name brings both)
         .systemLibrary(name: "CXCB", path: "Sources/CXCB", pkgConfig: "xcb-xfixes",
-                       providers: [.apt(["libxcb1-dev", "libxcb-xfixes0-dev", "libxkbcommon-x11-dev"])]),
+                       providers: [.apt(["libxcb1-dev", "libxcb-xfixes0-dev", "libxcb-shm0-dev", "libxkbcommon-x11-dev"])]),
         .systemLibrary(name: "CSDL2TTF", path: "Sources/CSDL2TTF", pkgConfig: "SDL2_ttf",
                        providers: [.apt(["libsdl2-ttf-dev"])]),
         // libc calls Swift cannot make (variadic prctl)

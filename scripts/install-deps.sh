@@ -7,8 +7,9 @@ PKGS=(
   pkg-config libsdl2-dev libsdl2-ttf-dev zlib1g-dev libisal-dev libturbojpeg0-dev libpng-dev libxkbcommon-dev libssl-dev
   # Open H.264: FFmpeg's decoder and colour conversion; the ffmpeg CLI (libx264) makes and checks test streams
   libavcodec-dev libavutil-dev libswscale-dev ffmpeg
-  # the clipboard's own X selection reader (INCR, XFixes change notification); the X server's keymap
-  libxcb1-dev libxcb-xfixes0-dev libxkbcommon-x11-dev
+  # the clipboard's own X selection reader (INCR, XFixes change notification); MIT-SHM for the
+  # window shown from the framebuffer's memory; the X server's keymap
+  libxcb1-dev libxcb-xfixes0-dev libxcb-shm0-dev libxkbcommon-x11-dev
   # native Wayland: libwayland-client for our own wl_shm presenter, keyboard and shortcuts inhibitor;
   # wayland-scanner and the protocol XML the C shims are generated from; libdecor's plugin draws
   # the title bar where the compositor has no server-side decorations (GNOME)

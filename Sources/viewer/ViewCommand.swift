@@ -95,7 +95,9 @@ struct ViewCommand: ParsableCommand {
         settings.wantAudio = true
         var policy = reconnect
         if onDisconnect == .reconnect && policy.mode == .never { policy.mode = .always }
-        let session = Session(plan: conn.plan, settings: settings, reconnect: policy)
+        // on X11 the window shows the framebuffer from its own memory (X11Presenter)
+        let pixels: any PixelAllocator = expectsX11() ? X11ShmPixels.shared : HeapPixels()
+        let session = Session(plan: conn.plan, settings: settings, reconnect: policy, pixels: pixels)
         session.log = conn.log
         if adaptive { session.adaptiveQuality = AdaptiveQuality.Pins(compress: conn.compress, colour: conn.pixelFormat != nil) }
         session.probeWithRequests = conn.verbose   // and while the connection-info panel shows
@@ -140,13 +142,19 @@ struct ViewCommand: ParsableCommand {
         if case .failed(let why) = end { die(why) }
     }
 
+    /// Whether SDL will put the window on X11.
+    func expectsX11() -> Bool {
+        let env = ViewerEnvironment.variables
+        return VideoDriverChoice.expectsX11(.init(sdlVideoDriver: env["SDL_VIDEODRIVER"], waylandDisplay: env["WAYLAND_DISPLAY"],
+                                                  display: env["DISPLAY"]))
+    }
+
     /// Keys through xkbcommon with the local layout; the built-in US map only if that fails.
     func keyTranslator() -> KeyTranslating {
         // on X11 the window follows the X server's keymap from its start, so the session's layout
         // is not asked for (setxkbmap -query: 42 ms on the start-up's path)
         let env = ViewerEnvironment.variables
-        let x11 = VideoDriverChoice.expectsX11(.init(sdlVideoDriver: env["SDL_VIDEODRIVER"], waylandDisplay: env["WAYLAND_DISPLAY"],
-                                                     display: env["DISPLAY"]))
+        let x11 = expectsX11()
         let (spec, source) = KeyboardLayoutDetector.detect(override: keyboard, environment: env,
                                                            querySession: !(x11 && keyboard == nil))
         do {

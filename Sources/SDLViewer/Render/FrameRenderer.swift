@@ -100,8 +100,11 @@ public final class FrameRenderer {
         textureWidth = 0; textureHeight = 0; allocatedWidth = 0; allocatedHeight = 0
         linear = nil
     }
-    /// Output rects the last `copyDirect` wrote.
+    /// Output rects the last `copyDirect` or `presentShared` drew.
     var directRects: [SDL_Rect] = []
+    /// Whether the last direct present is on the screen already (`presentShared`), or still
+    /// only in the window surface (`copyDirect`: SDL_UpdateWindowSurfaceRects shows it).
+    var directShown = false
 
     /// In a reused texture, the column and row just past the framebuffer are black: scaled
     /// (linear filtering) the edge pixels blend with them, not with a larger desktop's pixels.

@@ -37,10 +37,16 @@ extension ViewerWindow {
            FrameRenderer.takesFramebufferPixels(surface) {
             // a whole frame when the window was redrawn or an overlay just went away
             let whole = fullPresent || overlayShown
-            let body = { (fb: Framebuffer?) -> Bool in fb.map { frame.copyDirect($0, into: surface, vp, whole: whole) } ?? false }
+            let shared = r.x11Presenter
+            let body = { (fb: Framebuffer?) -> Bool in
+                guard let fb else { return false }
+                if let shared, frame.presentShared(fb, through: shared, outputWidth: Int(surface.pointee.w),
+                                                   outputHeight: Int(surface.pointee.h), vp, whole: whole) { return true }
+                return frame.copyDirect(fb, into: surface, vp, whole: whole)
+            }
             let copied: Bool? = forInput ? withFramebufferIfFree(body) : withFramebuffer(body)
             if copied == true {
-                r.updateSurface(frame.directRects)
+                if !frame.directShown { r.updateSurface(frame.directRects) }
                 presentDrew = !frame.directRects.isEmpty
                 return frame.hasPendingUpload
             }

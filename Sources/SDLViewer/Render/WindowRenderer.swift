@@ -30,6 +30,8 @@ final class WindowRenderer {
     let surfaceMode: Bool
     /// Wayland without a GPU: our own wl_shm buffers show `surface` (a canvas in our memory).
     private var presenter: WaylandPresenter?
+    /// X11 with the software path: the framebuffer shown from its own shared memory at 1:1.
+    private(set) var x11Presenter: X11Presenter?
     private(set) var surface: UnsafeMutablePointer<SDL_Surface>?
     /// What `surface` was when the renderer was made on it: a new surface can have the old
     /// one's address (freed just before, malloc hands it out again), so that alone does not
@@ -71,8 +73,12 @@ final class WindowRenderer {
                 made = SDL_CreateRenderer(window, -1, rflags)
             }
         }
-        log("window: \(why)")
         surfaceMode = made == nil
+        if surfaceMode && presenter == nil && rotation == nil {
+            x11Presenter = X11Presenter(window: window, pixels: .shared)
+            if x11Presenter != nil { why += "; at 1:1 the X server reads the framebuffer's shared memory" }
+        }
+        log("window: \(why)")
         if let r = made {
             renderer = r
             frame = FrameRenderer(renderer: r)
@@ -97,6 +103,7 @@ final class WindowRenderer {
         if let r = renderer { SDL_DestroyRenderer(r) }
         surface = nil
         presenter = nil   // its buffers and canvas before SDL's surface goes
+        x11Presenter = nil
         if let w = window { SDL_DestroyWindow(w) }
         renderer = nil
         window = nil

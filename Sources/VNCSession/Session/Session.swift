@@ -98,9 +98,15 @@ public final class Session: @unchecked Sendable {
     /// The session thread polls this pipe with the transport: a command wakes it at once.
     let wakePipe: (read: Int32, write: Int32)
 
+    /// Where each connection's framebuffer takes its pixels (shared memory the X server can read,
+    /// for the viewer on X11).
+    let pixels: any PixelAllocator
+
     public init(spec: String, settings: ClientSettings, reconnect: ReconnectPolicy = ReconnectPolicy(),
-                liveness: LivenessPolicy = LivenessPolicy(), connector: @escaping Connector) {
+                liveness: LivenessPolicy = LivenessPolicy(), pixels: any PixelAllocator = HeapPixels(),
+                connector: @escaping Connector) {
         self.spec = spec
+        self.pixels = pixels
         self.settings = settings
         self.reconnect = reconnect
         self.liveness = liveness
@@ -120,9 +126,9 @@ public final class Session: @unchecked Sendable {
     }
 
     /// A session over `plan` (TCP, unix socket, ssh gateway or listening).
-    public convenience init(plan: ConnectionPlan, settings: ClientSettings,
-                            reconnect: ReconnectPolicy = ReconnectPolicy(), liveness: LivenessPolicy = LivenessPolicy()) {
-        self.init(spec: plan.description, settings: settings, reconnect: reconnect, liveness: liveness) { log in
+    public convenience init(plan: ConnectionPlan, settings: ClientSettings, reconnect: ReconnectPolicy = ReconnectPolicy(),
+                            liveness: LivenessPolicy = LivenessPolicy(), pixels: any PixelAllocator = HeapPixels()) {
+        self.init(spec: plan.description, settings: settings, reconnect: reconnect, liveness: liveness, pixels: pixels) { log in
             try plan.open(log: log)
         }
         identityFromPeer = plan.listenPort != nil

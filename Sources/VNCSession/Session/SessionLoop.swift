@@ -86,7 +86,7 @@ extension Session {
         } catch {
             return (.lost("\(error)", retryable: true, wasReady: false), release)
         }
-        let engine = ClientEngine(settings: connectionSettings(t), workers: decodeWorkers)
+        let engine = ClientEngine(settings: connectionSettings(t), workers: decodeWorkers, pixels: pixels)
         engine.workBudgetPixels = Session.workBudgetPixels
         engine.onWorkerFailure = { [weak self] in self?.signalSessionThread() }
         lock.withLock { transport = t; decodeCancellation = engine.cancellation }
