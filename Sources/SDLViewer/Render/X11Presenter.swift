@@ -28,7 +28,8 @@ final class X11Presenter {
         var info = SDL_SysWMinfo()
         info.version = SDL_version(major: UInt8(SDL_MAJOR_VERSION), minor: UInt8(SDL_MINOR_VERSION), patch: UInt8(SDL_PATCHLEVEL))
         guard SDL_GetWindowWMInfo(sdlWindow, &info) == SDL_TRUE, info.subsystem == SDL_SYSWM_X11,
-              let display = info.info.x11.display, let name = XDisplayString(display) else { return nil }
+              let display = info.info.x11.display, let name = XDisplayString(display),
+              X11Presenter.isLocal(String(cString: name)) else { return nil }
         // the display SDL opened, whatever DISPLAY says now
         guard let c = xcb_connect(name, nil) else { return nil }
         let win = xcb_window_t(truncatingIfNeeded: info.info.x11.window)
@@ -50,6 +51,12 @@ final class X11Presenter {
         xcb_free_gc(conn, gc)
         xcb_flush(conn)
         xcb_disconnect(conn)
+    }
+
+    /// A display on this machine (":0", "unix:0"): our segment ids mean nothing to another
+    /// one's X server (an ssh-forwarded "localhost:10" reports MIT-SHM all the same).
+    static func isLocal(_ display: String) -> Bool {
+        display.hasPrefix(":") || display.hasPrefix("unix:") || display.hasPrefix("/")
     }
 
     /// MIT-SHM there, the window 24 bits deep, pixels 32 bits little-endian.
