@@ -7,6 +7,8 @@
 # with SDL_RENDER_DRIVER=opengl (llvmpipe under Xvfb); and the default's ratio to vncviewer's.
 #   scripts/bench-window.sh [FILE.fbs...]   (default: ../shared/corpus and scripts/corpus.sh's corpus)
 #   RUNS=5 scripts/bench-window.sh ...      OUT=DIR keeps every run's JSON line (default /tmp/farcast-bench-window)
+#   VIEWERS="vncviewer default" ...         only these columns (others print "skip")
+#   V=PATH ...                              this viewer binary instead of a fresh release build
 # "-": the viewer cannot take the recording (vncviewer 1.12 has no zlib, CoRRE or H.264,
 # libvncclient no H.264) or no run completed.
 set -euo pipefail
@@ -16,8 +18,11 @@ RUNS=${RUNS:-3}
 OUT=${OUT:-/tmp/farcast-bench-window}
 mkdir -p "$OUT"
 bash $TOOLS/setup.sh >/dev/null
-swift build -c release --product viewer >/dev/null
-V=$(swift build -c release --show-bin-path)/viewer
+VIEWERS=${VIEWERS:-vncviewer lvc default software opengl}
+if [ -z "${V:-}" ]; then
+  swift build -c release --product viewer >/dev/null
+  V=$(swift build -c release --show-bin-path)/viewer
+fi
 # the replay learns Open H.264 (scripts/bench-tools/sitecustomize.py)
 export PYTHONPATH=$PWD/scripts/bench-tools FARCAST_SHARED_TOOLS=$(cd $TOOLS && pwd)
 # encodings named: adaptive quality off, so no lossless-refresh requests (the replay counts
@@ -37,6 +42,7 @@ v=[j.get('peer_cpu_sched_s') for j in v if j.get('completed') and j.get('peer_cp
 print('%.3f'%statistics.median(v) if v else '-', end='')"; }
 measure() {   # NAME FILE ANCHOR-ARGS...: runs, keeps the lines, prints the median
   local name=$1 f=$2; shift 2
+  case " $VIEWERS " in *" $name "*) ;; *) echo -n skip; return ;; esac
   { "$@" 2>/dev/null || true; } | tee "$OUT/$(basename "$f" .fbs).$name.jsonl" | med
 }
 updates() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get('framebuffer_updates','?'))" "${1%.fbs}.json" 2>/dev/null || echo '?'; }
