@@ -195,6 +195,36 @@ final class ZRLEDecoderTests: XCTestCase {
         }
     }
 
+    /// Palette RLE with the mixes servers send (singles and short runs in any order, now and then
+    /// a run with several length bytes), on rects of random sizes: every pair of entries the
+    /// decoder takes from one load, every tile ending on either entry of a pair.
+    func testPaletteRLERandomMixes() throws {
+        var rng = SplitMix(0x2a11)
+        for round in 0..<24 {
+            let w = 1 + Int(rng.next() % 140), h = 1 + Int(rng.next() % 70)
+            let colours = [2, 2, 3, 7, 16, 127][round % 6]
+            let pal: [UInt32] = (0..<colours).map { UInt32($0) &* 0x0a_1b2c &+ 0x30_2010 & 0xffffff }
+            var tiles: [(ZRLETile, (Int, Int) -> UInt32)] = []
+            for ty in stride(from: 0, to: h, by: 64) {
+                for tx in stride(from: 0, to: w, by: 64) {
+                    let tw = min(64, w - tx), th = min(64, h - ty)
+                    var idx: [Int] = [], last = -1
+                    while idx.count < tw * th {
+                        let r = rng.next() % 100
+                        let len = r < 45 ? 1 : r < 90 ? 2 + Int(r % 5) : r < 97 ? 6 + Int(rng.next() % 60) : 250 + Int(rng.next() % 400)
+                        // a new colour each run, so the encoder's runs are these runs
+                        var c = Int(rng.next() % UInt64(colours))
+                        if c == last { c = (c + 1) % colours }
+                        last = c
+                        idx += Array(repeating: c, count: min(len, tw * th - idx.count))
+                    }
+                    tiles.append((.paletteRLE(pal), { x, y in pal[idx[(y - ty) * tw + (x - tx)]] }))
+                }
+            }
+            try check(format: .native, w: w, h: h, tiles: tiles)
+        }
+    }
+
     /// Plain RLE as libvncserver sends photographs and gradients: runs of 1 to 20, 63 to 65,
     /// 255 and 256 (a second length byte) and 600 pixels, each a new colour, crossing rows, in
     /// whole and partial tiles, at 32 bpp (24-bit CPIXELs read as one load), 16 and 8 bpp.
@@ -253,6 +283,9 @@ final class ZRLEDecoderTests: XCTestCase {
         bad([128] + c + ZRLEEncoder.runLength(5), contains: "run of 5 pixels goes past the end of the tile")
         bad([128] + c + ZRLEEncoder.runLength(3) + c + ZRLEEncoder.runLength(2), contains: "run of 2 pixels goes past")
         bad([130] + c + c + [0x81] + ZRLEEncoder.runLength(300), contains: "goes past the end of the tile")
+        // palette RLE: the second of two entries read together goes past, then the first alone
+        bad([130] + c + c + [0x80, 2, 0x81, 5, 0, 0], contains: "run of 6 pixels goes past the end of the tile at 0,0 (1 pixels left)")
+        bad([130] + c + c + [0x80, 5, 0x81, 0, 0, 0], contains: "run of 6 pixels goes past the end of the tile at 0,0 (4 pixels left)")
         // a long chain of 255s is refused as soon as it passes the tile
         bad([128] + c + [UInt8](repeating: 255, count: 1000) + [0], w: 64, h: 64, contains: "goes past the end of the tile")
     }
@@ -266,6 +299,9 @@ final class ZRLEDecoderTests: XCTestCase {
         // palette RLE with 2 colours: index 5 (single) and 0x7f (run)
         bad([130] + c + c + [5], contains: "palette index 5 past the 2-colour palette")
         bad([130] + c + c + [0xff, 1], contains: "palette index 127 past the 2-colour palette")
+        // the bad index second of two entries read together, the tile's data going on after it
+        bad([130] + c + c + [0, 5, 0, 0, 1, 1, 1], contains: "palette index 5 past the 2-colour palette")
+        bad([130] + c + c + [0x81, 1, 9, 1, 1, 1], contains: "palette index 9 past the 2-colour palette")
     }
 
     func testPackedPaddingBitsIgnored() throws {

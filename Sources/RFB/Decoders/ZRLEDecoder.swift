@@ -228,6 +228,28 @@ extension ZRLEDecoder {
                 : other()
         }
         while i < total {
+            // Two entries from one 4-byte load (each is 1 or 2 bytes): where the second begins
+            // is a shift of the loaded word, not another load after the first is understood,
+            // which halves the chain each entry waits on. Long runs (a 255 length byte) and the
+            // tile's last entry take the one-entry way below.
+            if n &- q >= 4 {
+                let w = UnsafeRawPointer(data + q).loadUnaligned(as: UInt32.self).littleEndian
+                let run0 = (w >> 7) & 1
+                let adv0 = 1 &+ run0
+                let w1 = w >> (adv0 &* 8)
+                let run1 = (w1 >> 7) & 1
+                let len0 = 1 &+ Int((w >> 8) & 0xff & (0 &- run0))
+                let len1 = 1 &+ Int((w1 >> 8) & 0xff & (0 &- run1))
+                if len0 != 256 && len1 != 256 && len0 &+ len1 <= total &- i {
+                    let idx0 = Int(w & 0x7f), idx1 = Int(w1 & 0x7f)
+                    top = max(top, idx0, idx1)
+                    ZRLEDecoder.storeRun(out + i, pal[idx0], len0)
+                    ZRLEDecoder.storeRun(out + (i &+ len0), pal[idx1], len1)
+                    i &+= len0 &+ len1
+                    q &+= Int(adv0 &+ 1 &+ run1)
+                    continue
+                }
+            }
             guard q < n else { throw failure(ZRLEDecoder.truncated(rect, tx, ty), top) }
             let b = Int(data[q])
             let idx = b & 0x7f
@@ -305,17 +327,15 @@ extension ZRLEDecoder {
         copyTile(to: origin, tw: tw, th: th, stride: stride)
     }
 
-    /// A run into the tile buffer: up to 8 pixels in four 64-bit stores whatever its length (the
+    /// A run into the tile buffer: up to 8 pixels in two 16-byte stores whatever its length (the
     /// next run overwrites what went past its end; `tileSlack` holds what goes past the tile's).
     @inline(__always)
     private static func storeRun(_ d: UnsafeMutablePointer<UInt32>, _ c: UInt32, _ len: Int) {
         if len <= tileSlack {
             let raw = UnsafeMutableRawPointer(d)
-            let pair = UInt64(c) | UInt64(c) << 32
-            raw.storeBytes(of: pair, as: UInt64.self)
-            raw.storeBytes(of: pair, toByteOffset: 8, as: UInt64.self)
-            raw.storeBytes(of: pair, toByteOffset: 16, as: UInt64.self)
-            raw.storeBytes(of: pair, toByteOffset: 24, as: UInt64.self)
+            let four = SIMD4<UInt32>(repeating: c)
+            raw.storeBytes(of: four, as: SIMD4<UInt32>.self)
+            raw.storeBytes(of: four, toByteOffset: 16, as: SIMD4<UInt32>.self)
         } else {
             fillPixels(d, c, len)
         }
