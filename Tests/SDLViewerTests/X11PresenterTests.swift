@@ -28,4 +28,31 @@ final class X11PresenterTests: XCTestCase {
         a.deallocate(p, count: 1920 * 1080)
         XCTAssertNil(a.segment(of: p))
     }
+
+    /// Resizes in a burst (a server resizing every update) reuse the last segment instead of
+    /// faulting in a new one each time; one resize on its own keeps nothing.
+    func testSegmentsReusedOnlyInABurstOfResizes() {
+        let a = X11ShmPixels()
+        let big = 1024 * 1024
+        // one resize: the old pixels go, nothing is kept
+        let first = a.allocate(big)
+        let second = a.allocate(big)
+        a.deallocate(first, count: big)
+        XCTAssertNil(a.spareBytes, "a resize on its own keeps nothing")
+        // a second resize within the burst time: the old segment is kept and reused
+        let third = a.allocate(big - 100)
+        a.deallocate(second, count: big)
+        XCTAssertEqual(a.spareBytes, big * 4)
+        let fourth = a.allocate(big - 50)
+        XCTAssertEqual(fourth, second, "the kept segment is reused")
+        XCTAssertNotNil(a.segment(of: fourth))
+        XCTAssertNil(a.spareBytes)
+        // not one more than twice the size asked for
+        a.deallocate(third, count: big - 100)
+        let small = a.allocate(1000)
+        XCTAssertNotEqual(small, third)
+        XCTAssertNil(a.spareBytes, "a segment far too large is let go, not kept")
+        a.deallocate(fourth, count: big - 50)
+        a.deallocate(small, count: 1000)
+    }
 }
