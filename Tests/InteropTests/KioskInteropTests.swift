@@ -39,11 +39,6 @@ final class KioskInteropTests: XCTestCase {
         return text.split(separator: "\n").filter { $0.contains("trace \(name) ") }.count
     }
 
-    func captureLocal(_ display: String, dir: URL) throws -> RGBImage {
-        let url = dir.appendingPathComponent("local-\(UUID().uuidString.prefix(6)).xwd")
-        try runTool("xwd", ["-root", "-silent", "-display", display, "-out", url.path], in: dir)
-        return try XWD.parse(Data(contentsOf: url))
-    }
 
     /// The screen of a panel turned 90° clockwise, turned back: logical (x, y) is physical
     /// (W - 1 - y, x).
@@ -97,7 +92,7 @@ final class KioskInteropTests: XCTestCase {
         let screen = try server.captureStableScreen()
         var shown = RGBImage(width: 1, height: 1)
         XCTAssertTrue(poll(timeout: 15) {
-            shown = (try? self.unturned(self.captureLocal(":\(local)", dir: dir))) ?? shown
+            shown = (try? self.unturned(captureDisplay(":\(local)", in: dir))) ?? shown
             return shown == screen
         }, "the turned picture differs: \(compareImages(shown, screen))\n\(kiosk.logTail())")
 
@@ -113,7 +108,7 @@ final class KioskInteropTests: XCTestCase {
         XCTAssertEqual(traces(log, "menu-shown"), 0, "a wrong PIN opened the menu")
         try xdo(["key", "2", "4", "6", "8", "Return"])
         let opened = poll(timeout: 5) { self.traces(log, "menu-shown") > 0 }
-        if !opened { _ = try? saveArtefacts("kiosk-pin", ["local": captureLocal(":\(local)", dir: dir)]) }
+        if !opened { _ = try? saveArtefacts("kiosk-pin", ["local": captureDisplay(":\(local)", in: dir)]) }
         XCTAssertTrue(opened, "the right PIN did not open the menu: \(kiosk.logTail())")
         XCTAssertTrue(kiosk.isRunning)
         // nobody read the socket since: the pings were dropped, the loop never waited on them

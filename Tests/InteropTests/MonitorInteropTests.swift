@@ -29,11 +29,6 @@ final class MonitorInteropTests: XCTestCase {
                               environment: ["XDG_STATE_HOME": dir.appendingPathComponent("state").path])
     }
 
-    func captureLocal(_ display: String, dir: URL) throws -> RGBImage {
-        let url = dir.appendingPathComponent("local-\(UUID().uuidString.prefix(6)).xwd")
-        try runTool("xwd", ["-root", "-silent", "-display", display, "-out", url.path], in: dir)
-        return try XWD.parse(Data(contentsOf: url))
-    }
 
     /// `--monitor 2` frames the view on screen 2 (1024x768, the window's size: 1:1); the window
     /// shows exactly that region of the server's screen. Then the server drops to one screen:
@@ -55,7 +50,7 @@ final class MonitorInteropTests: XCTestCase {
         var diff = ImageDiff()
         XCTAssertTrue(poll(timeout: 15, interval: 0.5) {
             guard let want = try? server.captureScreen().crop(x: 800, y: 0, width: 1024, height: 768),
-                  let got = try? self.captureLocal(":\(local)", dir: dir) else { return false }
+                  let got = try? captureDisplay(":\(local)", in: dir) else { return false }
             diff = compareImages(got, want)
             return diff.isEqual
         }, "window vs server screen 2: \(diff); viewer: \(viewer.logTail())")
@@ -70,7 +65,7 @@ final class MonitorInteropTests: XCTestCase {
         XCTAssertTrue(poll(timeout: 10) { viewer.logTail(200).contains("notice: Screen 2 is gone; showing all screens") }, viewer.logTail())
         var last: (RGBImage, RGBImage)?
         let same = poll(timeout: 15, interval: 0.5) {
-            guard let whole = try? server.captureScreen(), let got = try? self.captureLocal(":\(local)", dir: dir) else { return false }
+            guard let whole = try? server.captureScreen(), let got = try? captureDisplay(":\(local)", in: dir) else { return false }
             last = (got, whole)
             diff = compareImages(got, whole)
             return diff.isEqual

@@ -276,9 +276,7 @@ final class PlainServer: @unchecked Sendable {
     }
 
     func capture() throws -> RGBImage {
-        let url = dir.appendingPathComponent("cap-\(UUID().uuidString.prefix(6)).xwd")
-        try runTool("xwd", ["-root", "-silent", "-display", ":\(display)", "-out", url.path], in: dir)
-        return try XWD.parse(Data(contentsOf: url))
+        try captureDisplay(":\(display)", in: dir)
     }
 
     func stop() {

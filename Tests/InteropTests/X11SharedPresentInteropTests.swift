@@ -15,11 +15,6 @@ final class X11SharedPresentInteropTests: XCTestCase {
         return d
     }
 
-    func captureLocal(_ display: String, dir: URL) throws -> RGBImage {
-        let url = dir.appendingPathComponent("local-\(UUID().uuidString.prefix(6)).xwd")
-        try runTool("xwd", ["-root", "-silent", "-display", display, "-out", url.path], in: dir)
-        return try XWD.parse(Data(contentsOf: url))
-    }
 
     /// The local screen is the server's screen centred in black, within `timeout`.
     func assertShowsServer(_ server: VNCServer, local: Int, localSize: (w: Int, h: Int), dir: URL, _ what: String,
@@ -27,7 +22,7 @@ final class X11SharedPresentInteropTests: XCTestCase {
         var diff = ImageDiff()
         var last: (RGBImage, RGBImage)?
         let same = poll(timeout: timeout, interval: 0.5) {
-            guard let want = try? server.captureScreen(), let got = try? self.captureLocal(":\(local)", dir: dir) else { return false }
+            guard let want = try? server.captureScreen(), let got = try? captureDisplay(":\(local)", in: dir) else { return false }
             var expected = RGBImage(width: localSize.w, height: localSize.h)
             let ox = (localSize.w - want.width) / 2, oy = (localSize.h - want.height) / 2
             for y in 0..<want.height { for x in 0..<want.width { expected.pixels[(y + oy) * localSize.w + x + ox] = want[x, y] } }
@@ -90,10 +85,10 @@ final class X11SharedPresentInteropTests: XCTestCase {
         assertShowsServer(server, local: local, localSize: size, dir: dir, "after the resize")
 
         // the menu draws through SDL's surface; once it is gone the desktop is whole again
-        let before = try captureLocal(":\(local)", dir: dir)
+        let before = try captureDisplay(":\(local)", in: dir)
         _ = try runTool("xdotool", ["key", "F8"], in: dir, environment: ["DISPLAY": ":\(local)"])
         XCTAssertTrue(poll(timeout: 5, interval: 0.2) {
-            (try? self.captureLocal(":\(local)", dir: dir)).map { !compareImages($0, before).isEqual } ?? false
+            (try? captureDisplay(":\(local)", in: dir)).map { !compareImages($0, before).isEqual } ?? false
         }, "the menu on screen: \(viewer.logTail())")
         _ = try runTool("xdotool", ["key", "Escape"], in: dir, environment: ["DISPLAY": ":\(local)"])
         assertShowsServer(server, local: local, localSize: size, dir: dir, "after the menu")

@@ -27,7 +27,6 @@ extension FrameRenderer {
         /// The framebuffer's part the output shows.
         var shown: Rect
         var outputWidth: Int, outputHeight: Int
-        var whole: Bool
         /// The desktop's place in the output.
         var desktop: Rect { Rect(x: shown.x + dx, y: shown.y + dy, w: shown.w, h: shown.h) }
         /// The output around the desktop (black in a whole frame).
@@ -62,7 +61,7 @@ extension FrameRenderer {
         } else if let w = takeWork(fb, budget: budget) {
             work = w.map { $0.intersection(shown) }.filter { !$0.isEmpty }
         }
-        return DirectPlan(work: work, dx: dx, dy: dy, shown: shown, outputWidth: sw, outputHeight: sh, whole: whole)
+        return DirectPlan(work: work, dx: dx, dy: dy, shown: shown, outputWidth: sw, outputHeight: sh)
     }
 
     /// Copies what changed (up to `budget` pixels) into `surface` where the viewport shows it;

@@ -143,6 +143,11 @@ func saveArtefacts(_ name: String, _ images: [String: RGBImage]) -> URL {
 
 // MARK: - XWD
 
+/// The root window of X display `display` (":N") as xwd sees it (0x00RRGGBB).
+func captureDisplay(_ display: String, in dir: URL, timeout: TimeInterval = 30) throws -> RGBImage {
+    try XWD.parse(runTool("xwd", ["-root", "-silent", "-display", display], in: dir, timeout: timeout).stdout)
+}
+
 /// X Window Dump files as `xwd` writes them: a header of 25 32-bit fields (big-endian as xwd
 /// writes it; little-endian accepted too), the window name, the colormap, then the image.
 enum XWD {

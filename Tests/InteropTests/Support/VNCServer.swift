@@ -275,11 +275,7 @@ final class VNCServer: @unchecked Sendable {
     /// The X server's own screen as xwd sees it (0x00RRGGBB). For Xvnc this is exactly the
     /// RFB framebuffer; for x11vnc it is what x11vnc mirrors.
     func captureScreen() throws -> RGBImage {
-        let url = workDir.appendingPathComponent("capture-\(UUID().uuidString.prefix(8)).xwd")
-        defer { try? FileManager.default.removeItem(at: url) }
-        try runTool("xwd", ["-root", "-silent", "-display", displayName, "-out", url.path], in: workDir,
-                    timeout: options.timeout)
-        return try XWD.parse(Data(contentsOf: url))
+        try captureDisplay(displayName, in: workDir, timeout: options.timeout)
     }
 
     /// Captures until two consecutive captures agree (for a screen a test just changed).
