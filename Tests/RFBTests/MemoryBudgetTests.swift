@@ -166,7 +166,7 @@ final class MemoryBudgetTests: XCTestCase {
         var s = ClientSettings()
         s.decodeThreads = threads
         let e = ClientEngine(settings: s)
-        e.jobs?.minPixels = 0
+        e.jobs?.offloadEverything()
         return e
     }
 

@@ -10,14 +10,14 @@ import XCTest
 final class ParallelDecodeTests: XCTestCase {
     typealias Rng = RobustnessTests.Rng
 
-    /// `everything`: every Tight rect goes to the workers, however small (the corpus runs use
-    /// both this and the size threshold).
+    /// `everything`: every rect a worker can take goes to one, however small, an update's last
+    /// too (the corpus runs use both this and the viewer's rules).
     func engine(threads: Int, everything: Bool = false, workers: DecodeWorkers? = nil) -> ClientEngine {
         var s = ClientSettings()
         s.password = Array("recorded".utf8)
         s.decodeThreads = threads
         let e = ClientEngine(settings: s, workers: workers)
-        if everything { e.jobs?.minPixels = 0 }
+        if everything { e.jobs?.offloadEverything() }
         return e
     }
 
@@ -162,7 +162,7 @@ final class ParallelDecodeTests: XCTestCase {
     func testWorkInFlightIsBounded() throws {
         let o = DecodeManager(workers: DecodeWorkers(count: 2))
         let work = TightDecoder.JPEGWork(handles: ScratchPool(make: { tjInitDecompress() }, destroy: { tjDestroy($0) }))
-        o.minPixels = 0
+        o.offloadEverything()
         // 40 rects side by side: the engine never lets rects in flight overlap
         let fb = Framebuffer(width: 1280, height: 512)
         let j = makeJPEG(picture(128, 128, 3), w: 128, h: 128).jpeg
@@ -247,6 +247,27 @@ final class ParallelDecodeTests: XCTestCase {
         }
         XCTAssertEqual(damaged, [Rect(x: 0, y: 0, w: 64, h: 32)], "the queued rect was never decoded")
         XCTAssertEqual(a.framebuffer?.snapshotPixels(), fb.snapshotPixels())
+    }
+
+    /// In the viewer an update's last rect by its header's count decodes on the session thread
+    /// (its end would wait for it at once); those before it go to the workers, and with
+    /// LastRect's unknown count every large rect does. The pixels are those of one thread.
+    func testTheLastRectOfAnUpdateStaysOnTheSessionThread() throws {
+        let hello = S.hello(w: 256, h: 128)
+        let a = jpegRect(0, 0, 128, 128, k: 1), b = jpegRect(128, 0, 128, 128, k: 2)
+        let cases: [(String, [UInt8], Int)] = [
+            ("one rect", S.update([a]), 0),
+            ("two rects", S.update([a, b]), 1),
+            ("a small rect after", S.update([a, b, fill(0, 0, 8, 8, 0x102030)]), 2),
+            ("ended by LastRect", S.update([a, b], count: 0xffff) + S.rect(0, 0, 0, 0, Encoding.lastRect), 2),
+        ]
+        for (what, update, handed) in cases {
+            let one = engine(threads: 1), two = engine(threads: 2)
+            try one.feed(hello + update)
+            try two.feed(hello + update)
+            XCTAssertEqual(two.rectsOnWorkers, handed, what)
+            XCTAssertEqual(two.framebuffer?.snapshotPixels(), one.framebuffer?.snapshotPixels(), what)
+        }
     }
 
     /// Worker threads start with the first rect handed over and end with their engine, also one

@@ -27,7 +27,7 @@ final class RobustnessTests: XCTestCase {
         s.password = Array("x".utf8)
         s.decodeThreads = threads
         let e = ClientEngine(settings: s)
-        e.jobs?.minPixels = 0
+        e.jobs?.offloadEverything()
         var off = 0
         do {
             while off < stream.count {

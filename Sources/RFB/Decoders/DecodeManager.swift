@@ -82,8 +82,15 @@ final class DecodeManager: @unchecked Sendable {
     let workers: DecodeWorkers
     /// Rects smaller than this decode on the session thread: below it a job's hand-over (an
     /// allocation, a wake-up, a few µs) costs about what decoding saves (3-20 ns a pixel).
-    /// Tests set 0 to send every rect they can to the workers.
     var minPixels = 16384
+    /// Whether an update's last rect (by its header's count) may go to a worker. Not in the
+    /// viewer: the update's end waits for it at once, so handing it over buys nothing but the
+    /// wake-up and the wait (16 % of the window's CPU in scheduling on single-rect updates,
+    /// docs/design/parallel-decoding.md §9); decoded here, it runs beside the rects before it,
+    /// which the worker finishes meanwhile. With LastRect's unknown count no rect is known last.
+    var offloadsLastRect = false
+    /// Set by the reader before each rect's decoder runs.
+    var rectIsLast = false
     /// `maxBytesInFlight`; tests set less.
     var budgetBytes = DecodeManager.maxBytesInFlight
     private var pending: [Job] = []
@@ -105,6 +112,13 @@ final class DecodeManager: @unchecked Sendable {
         self.workers = workers
     }
 
+    /// Every rect a worker can take goes to one, however small, the last too (tests and the
+    /// fuzz targets: the hand-over and the barriers met as often as the stream allows).
+    func offloadEverything() {
+        minPixels = 0
+        offloadsLastRect = true
+    }
+
     var hasPending: Bool { !pending.isEmpty }
     var capacity: Int { workers.count * DecodeManager.jobsPerWorker }
     /// Jobs and bytes queued or decoding (tests check the caps).
@@ -119,7 +133,7 @@ final class DecodeManager: @unchecked Sendable {
     /// first, without waiting).
     /// Called under the framebuffer lock, so it never waits: a failed job stays for `drain`.
     func wants(_ area: Int, bytes: Int) -> Bool {
-        guard area >= minPixels, bytes <= budgetBytes else { return false }
+        guard area >= minPixels, offloadsLastRect || !rectIsLast, bytes <= budgetBytes else { return false }
         while let first = pending.first, first.finished.load(ordering: .acquiring), first.failure == nil {
             pending.removeFirst()
             pendingBytes -= first.length

@@ -406,10 +406,10 @@ public final class ClientEngine {
         do { try o.drain() } catch let e as ProtocolError { throw fail(e) }
     }
 
-    /// Fuzzing only: every rect a worker can take goes to one however small, and the jobs in
-    /// flight may hold `budgetBytes` (default: the viewer's budget).
+    /// Fuzzing only: every rect a worker can take goes to one however small (an update's last
+    /// too), and the jobs in flight may hold `budgetBytes` (default: the viewer's budget).
     @_spi(Fuzzing) public func offloadEveryRect(budgetBytes: Int? = nil) {
-        jobs?.minPixels = 0
+        jobs?.offloadEverything()
         if let budgetBytes { jobs?.budgetBytes = budgetBytes }
     }
 

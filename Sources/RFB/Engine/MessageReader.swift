@@ -220,6 +220,7 @@ final class MessageReader {
             throw ProtocolError("\(Encoding.name(enc)) rectangle \(rect) extends past the \(fb.width)x\(fb.height) framebuffer")
         }
         lastEncoding = enc
+        jobs?.rectIsLast = rectsLeft == 1
         state = .rect(rect, enc, resume: false)
     }
 
