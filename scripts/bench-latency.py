@@ -226,6 +226,24 @@ def proc_figures(pid):
     return rss, pss, cpu
 
 
+def save_smaps(pid, path):
+    """Resident kB of `pid` per mapped file (anonymous mappings by kind), largest first: where
+    the RSS goes (BENCH_SMAPS=DIR keeps one file per viewer and run)."""
+    rss, name = {}, "[anon]"
+    try:
+        for line in open(f"/proc/{pid}/smaps"):
+            head = line.split(None, 5)
+            if "-" in head[0] and len(head) >= 5 and ":" not in head[0]:
+                name = head[5].strip() if len(head) > 5 else "[anon]"
+            elif line.startswith("Rss:"):
+                rss[name] = rss.get(name, 0) + int(head[1])
+    except OSError:
+        return
+    with open(path, "w") as out:
+        for k, v in sorted(rss.items(), key=lambda kv: -kv[1]):
+            out.write(f"{v}\t{k}\n")
+
+
 def bench_startup(kinds, runs):
     """Time from the viewer's start to its window showing the server's picture (16 points
     within 24 levels per channel, as both viewers start lossy, sampled spread over a 1920x1080 photo desktop with an xterm), then resident and
@@ -275,6 +293,9 @@ def bench_startup(kinds, runs):
                 else:
                     time.sleep(max(0, first + 2 - (time.perf_counter() - t0)))
                     f = proc_figures(v.pid)
+                    if os.environ.get("BENCH_SMAPS"):
+                        os.makedirs(os.environ["BENCH_SMAPS"], exist_ok=True)
+                        save_smaps(v.pid, f"{os.environ['BENCH_SMAPS']}/{kind}-{r + 1}.tsv")
                     if f:
                         figures[kind].append((first,) + f)
                         log(f"startup {kind} run {r + 1}: first picture {first:.3f} s, 2 s later RSS {f[0]:.1f} MB, "

@@ -7,7 +7,8 @@
 #   scripts/bench-latency.sh         # input and netem
 # BENCH_LINKS ("20e6:40 2e6:100": bits/s:RTT ms), BENCH_PRESSES (100), BENCH_VIEWERS
 # ("farcast vncviewer"), FARCAST_VIEWER (default: the release build), BENCH_SETTLE and
-# BENCH_LOSSLESS (seconds to wait for a matching picture, 60), BENCH_VERBOSE=1 (the viewers'
+# BENCH_LOSSLESS (seconds to wait for a matching picture, 60), BENCH_SMAPS=DIR (startup: resident kB
+# per mapped file of each viewer 2 s after its first picture), BENCH_VERBOSE=1 (the viewers'
 # output), BENCH_DEBUG=1 (images of a mismatch). Needs root for the network namespace.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -249,17 +249,19 @@ final class ParallelDecodeTests: XCTestCase {
         XCTAssertEqual(a.framebuffer?.snapshotPixels(), fb.snapshotPixels())
     }
 
-    /// In the viewer an update's last rect by its header's count decodes on the session thread
-    /// (its end would wait for it at once); those before it go to the workers, and with
-    /// LastRect's unknown count every large rect does. The pixels are those of one thread.
+    /// In the viewer an update's last rect decodes on the session thread (its end would wait for
+    /// it at once), also when LastRect ends the update; a large rect goes to a worker when the
+    /// next rect begins, or when the input runs out after it. The pixels are those of one thread.
     func testTheLastRectOfAnUpdateStaysOnTheSessionThread() throws {
-        let hello = S.hello(w: 256, h: 128)
+        let hello = S.hello(w: 256, h: 136)   // a row below the two rects for a small one
         let a = jpegRect(0, 0, 128, 128, k: 1), b = jpegRect(128, 0, 128, 128, k: 2)
         let cases: [(String, [UInt8], Int)] = [
             ("one rect", S.update([a]), 0),
             ("two rects", S.update([a, b]), 1),
-            ("a small rect after", S.update([a, b, fill(0, 0, 8, 8, 0x102030)]), 2),
-            ("ended by LastRect", S.update([a, b], count: 0xffff) + S.rect(0, 0, 0, 0, Encoding.lastRect), 2),
+            ("a small rect after", S.update([a, b, fill(0, 128, 8, 8, 0x102030)]), 2),
+            ("ended by LastRect", S.update([a, b], count: 0xffff) + S.rect(0, 0, 0, 0, Encoding.lastRect), 1),
+            ("a small rect after, then LastRect",
+             S.update([a, b, fill(0, 128, 8, 8, 0x102030)], count: 0xffff) + S.rect(0, 0, 0, 0, Encoding.lastRect), 2),
         ]
         for (what, update, handed) in cases {
             let one = engine(threads: 1), two = engine(threads: 2)
@@ -268,6 +270,48 @@ final class ParallelDecodeTests: XCTestCase {
             XCTAssertEqual(two.rectsOnWorkers, handed, what)
             XCTAssertEqual(two.framebuffer?.snapshotPixels(), one.framebuffer?.snapshotPixels(), what)
         }
+        // the input ends after a rect of an update still open: a worker decodes it meanwhile
+        let two = engine(threads: 2)
+        let open = S.update([a, b], count: 0xffff)
+        try two.feed(hello + open)
+        XCTAssertEqual(two.rectsOnWorkers, 2)
+        let one = engine(threads: 1)
+        try one.feed(hello + open)
+        let want = one.framebuffer?.snapshotPixels()
+        let fb = try XCTUnwrap(two.framebuffer)
+        // read as the front end reads: the worker may still be writing
+        let shown = { fb.lock.withReaderLock { fb.snapshotPixels() } }
+        let deadline = Date().addingTimeInterval(10)
+        while shown() != want && Date() < deadline { usleep(1000) }
+        XCTAssertEqual(shown(), want, "the rect left when the input ran out was never decoded")
+        try two.feed(S.rect(0, 0, 0, 0, Encoding.lastRect))
+        XCTAssertEqual(two.stats.updates, 1)
+    }
+
+    /// A ZRLE rect goes to a worker only when its tiles, once inflated, are worth it: a large
+    /// rect of solid tiles paints on the session thread, one as large of raw tiles does not.
+    func testZRLERectsOfSolidTilesStayOnTheSessionThread() throws {
+        let z = Deflater()
+        func zrle(_ y: Int, raw: Bool) -> [UInt8] {
+            var tiles: [UInt8] = []
+            for t in 0..<8 {
+                if raw {
+                    tiles += [0] + (0..<(64 * 64 * 3)).map { UInt8(truncatingIfNeeded: $0 * 7 + t) }
+                } else {
+                    tiles += [1, UInt8(t * 30), 0x40, 0x80]
+                }
+            }
+            let c = z.compress(tiles)
+            return S.rect(0, y, 256, 128, Encoding.zrle, be32(c.count) + c)
+        }
+        let bytes = S.hello(w: 256, h: 264)
+            + S.update([zrle(0, raw: false), zrle(128, raw: true), fill(0, 256, 8, 8, 0x102030)], count: 0xffff)
+            + S.rect(0, 0, 0, 0, Encoding.lastRect)
+        let one = engine(threads: 1), two = engine(threads: 2)
+        try one.feed(bytes)
+        try two.feed(bytes)
+        XCTAssertEqual(two.rectsOnWorkers, 1)
+        XCTAssertEqual(two.framebuffer?.snapshotPixels(), one.framebuffer?.snapshotPixels())
     }
 
     /// Worker threads start with the first rect handed over and end with their engine, also one

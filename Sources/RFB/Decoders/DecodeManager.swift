@@ -83,14 +83,21 @@ final class DecodeManager: @unchecked Sendable {
     /// Rects smaller than this decode on the session thread: below it a job's hand-over (an
     /// allocation, a wake-up, a few µs) costs about what decoding saves (3-20 ns a pixel).
     var minPixels = 16384
-    /// Whether an update's last rect (by its header's count) may go to a worker. Not in the
-    /// viewer: the update's end waits for it at once, so handing it over buys nothing but the
-    /// wake-up and the wait (16 % of the window's CPU in scheduling on single-rect updates,
-    /// docs/design/parallel-decoding.md §9); decoded here, it runs beside the rects before it,
-    /// which the worker finishes meanwhile. With LastRect's unknown count no rect is known last.
-    var offloadsLastRect = false
-    /// Set by the reader before each rect's decoder runs.
-    var rectIsLast = false
+    /// Whether the newest job waits before it is handed over (the viewer's way): it goes to a
+    /// worker when the next rect of its update begins or the input runs out (`release`). If its
+    /// update ends first, the end would wait for it at once, so the session thread decodes it
+    /// itself (`drain`): an update's last rect never costs a wake-up and a wait (scheduling was
+    /// 16 % of the window's CPU on the paced replay, docs/design/parallel-decoding.md §9), and
+    /// it decodes beside the rects before it, which the worker finishes meanwhile. Tests and the
+    /// fuzz targets turn it off (`offloadEverything`) to meet the worker threads more often.
+    var holdsNewest = true
+    /// The newest job, not handed over yet (also in `pending`).
+    private var held: Job?
+    /// A job whose size was known only once its bytes were made (ZRLE's inflated tiles) goes to
+    /// a worker only if its decode is worth more than this (`worthHanding`): a large rect of
+    /// solid tiles paints in a few µs, less than the hand-over costs (about 6 µs of CPU a rect
+    /// measured on the paced 1440p replay, whose rects were all slower with a worker).
+    var minWork = 64 * 1024
     /// `maxBytesInFlight`; tests set less.
     var budgetBytes = DecodeManager.maxBytesInFlight
     private var pending: [Job] = []
@@ -112,12 +119,21 @@ final class DecodeManager: @unchecked Sendable {
         self.workers = workers
     }
 
-    /// Every rect a worker can take goes to one, however small, the last too (tests and the
-    /// fuzz targets: the hand-over and the barriers met as often as the stream allows).
+    /// Every rect a worker can take goes to one at once, however small, an update's last too
+    /// (tests and the fuzz targets: the hand-over and the barriers met as often as they can be).
     func offloadEverything() {
         minPixels = 0
-        offloadsLastRect = true
+        minWork = 0
+        holdsNewest = false
     }
+
+    /// Whether a job of `bytes` bytes painting `area` pixels is worth a worker: decoding costs
+    /// about a nanosecond a byte read and an eighth of one a pixel filled.
+    func worthHanding(area: Int, bytes: Int) -> Bool { bytes + area / 8 >= minWork }
+
+    /// A job made but found not worth a worker: its decoder draws it itself, from its buffer,
+    /// and gives the buffer back for the next job.
+    func giveBack(_ job: Job) { recycle(job.buffer) }
 
     var hasPending: Bool { !pending.isEmpty }
     var capacity: Int { workers.count * DecodeManager.jobsPerWorker }
@@ -133,7 +149,7 @@ final class DecodeManager: @unchecked Sendable {
     /// first, without waiting).
     /// Called under the framebuffer lock, so it never waits: a failed job stays for `drain`.
     func wants(_ area: Int, bytes: Int) -> Bool {
-        guard area >= minPixels, offloadsLastRect || !rectIsLast, bytes <= budgetBytes else { return false }
+        guard area >= minPixels, bytes <= budgetBytes else { return false }
         while let first = pending.first, first.finished.load(ordering: .acquiring), first.failure == nil {
             pending.removeFirst()
             pendingBytes -= first.length
@@ -171,10 +187,26 @@ final class DecodeManager: @unchecked Sendable {
     }
 
     func start(_ job: Job) {
-        started += 1
         pending.append(job)
         pendingBytes += job.length
         peakBytes = max(peakBytes, pendingBytes)
+        if holdsNewest {
+            release()
+            held = job
+        } else {
+            hand(job)
+        }
+    }
+
+    /// The held job goes to a worker: more of its update follows, or the input ran out.
+    func release() {
+        guard let job = held else { return }
+        held = nil
+        hand(job)
+    }
+
+    private func hand(_ job: Job) {
+        started += 1
         job.worker = workers.enqueue(job)
     }
 
@@ -183,6 +215,7 @@ final class DecodeManager: @unchecked Sendable {
     /// deinit).
     func abandon() {
         for j in pending { _ = j.worker?.takeBack(j) }
+        held = nil
         pending.removeAll()
         pendingBytes = 0
     }
@@ -221,14 +254,20 @@ final class DecodeManager: @unchecked Sendable {
 
     private func retire(_ job: Job) throws {
         pendingBytes -= job.length
-        // not started yet: decoded here rather than waking its worker and waiting
-        if job.worker?.takeBack(job) == true { execute(job, onWorker: false) }
+        // held, or not started yet: decoded here rather than waking its worker and waiting
+        if job === held {
+            held = nil
+            execute(job, onWorker: false)
+        } else if job.worker?.takeBack(job) == true {
+            execute(job, onWorker: false)
+        }
         job.done.wait()
         recycle(job.buffer)
         if let why = job.failure {
-            // the rest come after the failure: dropped if not started, else waited for, so
-            // nothing runs once the engine fails
-            for j in pending where j.worker?.takeBack(j) != true { j.done.wait() }
+            // the rest come after the failure: dropped if held or not started, else waited
+            // for, so nothing runs once the engine fails
+            for j in pending where j !== held && j.worker?.takeBack(j) != true { j.done.wait() }
+            held = nil
             pending.removeAll()
             pendingBytes = 0
             throw ProtocolError(why)

@@ -61,8 +61,14 @@ final class ZRLEDecoder: OffloadingDecoder {
             // inflated here, in stream order, into the job's buffer; the tiles on a worker
             let job = jobs.makeJob(rect: rect, fb: fb, work: TilesWork(pf: pf, painters: painters))
             job.length = try inflateAll(src, count: length, bound: bound, rect: rect, into: job.buffer)
-            jobs.start(job)
-            deferredLastRect = true
+            if jobs.worthHanding(area: rect.area, bytes: job.length) {
+                jobs.start(job)
+                deferredLastRect = true
+            } else {
+                // mostly solid tiles: painted here in less time than a hand-over takes
+                defer { jobs.giveBack(job) }
+                try decodeTiles(rect: rect, data: job.buffer.pointer, count: job.length, fb: fb, pf: pf)
+            }
             return
         }
         let n = try inflateAll(src, count: length, bound: bound, rect: rect, into: scratch)

@@ -183,6 +183,8 @@ public final class ClientEngine {
             try? applyResize()
             throw error
         }
+        // the input ran out inside an update: its newest rect decodes while the network is read
+        jobs?.release()
         try checkWorkers()
     }
 

@@ -210,6 +210,8 @@ final class MessageReader {
             if enc == Encoding.lastRect { try endUpdate(lastRect: true, at: r.pos, c) } else { try finishRect(at: r.pos, c) }
             return
         }
+        // more of the update follows the job held back: a worker takes it now
+        jobs?.release()
         guard let dec = try decoder(enc, c) else {
             throw ProtocolError("server sent a rectangle in \(Encoding.name(enc)), which this viewer does not know")
         }
@@ -220,7 +222,6 @@ final class MessageReader {
             throw ProtocolError("\(Encoding.name(enc)) rectangle \(rect) extends past the \(fb.width)x\(fb.height) framebuffer")
         }
         lastEncoding = enc
-        jobs?.rectIsLast = rectsLeft == 1
         state = .rect(rect, enc, resume: false)
     }
 
