@@ -27,8 +27,6 @@ let package = Package(
         // (xcb-xfixes.pc requires xcb: one pkg-config name brings both)
         .systemLibrary(name: "CXCB", path: "Sources/CXCB", pkgConfig: "xcb-xfixes",
                        providers: [.apt(["libxcb1-dev", "libxcb-xfixes0-dev", "libxcb-shm0-dev", "libxkbcommon-x11-dev"])]),
-        .systemLibrary(name: "CSDL2TTF", path: "Sources/CSDL2TTF", pkgConfig: "SDL2_ttf",
-                       providers: [.apt(["libsdl2-ttf-dev"])]),
         // libc calls Swift cannot make (variadic prctl)
         .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
@@ -38,6 +36,8 @@ let package = Package(
         // Open H.264: FFmpeg's decoder and colour conversion, opened on the first H.264 rect
         // (dlopen; headers from libavcodec-dev, libavutil-dev, libswscale-dev), not linked
         .target(name: "CAVCodec", path: "Sources/CAVCodec", linkerSettings: [.linkedLibrary("dl")]),
+        // SDL2_ttf, opened at the first text drawn (dlopen; headers from libsdl2-ttf-dev), not linked
+        .target(name: "CTTF", path: "Sources/CTTF", linkerSettings: [.linkedLibrary("dl")]),
         // ISA-L's inflate (libisal2), faster than zlib's on our streams: dlopen at the first
         // zlib stream (headers from libisal-dev; without them the target builds, and zlib inflates)
         .target(name: "CISAL", path: "Sources/CISAL", linkerSettings: [.linkedLibrary("dl")]),
@@ -66,7 +66,7 @@ let package = Package(
         // the decode benchmark.
         .target(name: "FarcastTools", dependencies: ["RFB", "CZlib"]),
         .target(name: "Interaction", dependencies: ["RFB", "CXKBCommon"]),
-        .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "FarcastTools", "CSDL2", "CSDL2TTF", "CXCB", "CPNG", "CWaylandKeyboard", "CWaylandPresent", "CWaylandSelection"]),
+        .target(name: "SDLViewer", dependencies: ["RFB", "VNCSession", "Interaction", "FarcastTools", "CSDL2", "CTTF", "CXCB", "CPNG", "CWaylandKeyboard", "CWaylandPresent", "CWaylandSelection"]),
         .executableTarget(name: "viewer", dependencies: [
             "RFB", "VNCSession", "Interaction", "SDLViewer", "FarcastTools", "CSystem", "CXKBGuard",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -34,6 +34,13 @@ final class X11SharedPresentInteropTests: XCTestCase {
         XCTAssertTrue(same, "\(what): window vs server: \(diff); images in \(art?.path ?? "-")", file: file, line: line)
     }
 
+    /// The files `pid` maps.
+    func mappedFiles(_ pid: Int32) -> Set<String> {
+        // read to the end: /proc files say they are empty
+        let text = String(decoding: FileHandle(forReadingAtPath: "/proc/\(pid)/maps")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        return Set(text.split(separator: "\n").compactMap { line in line.split(separator: " ", maxSplits: 5).last.map(String.init) })
+    }
+
     /// Size and resident bytes of each System V shared-memory mapping of `pid`.
     func sharedSegments(_ pid: Int32) -> [(size: Int, rss: Int)] {
         // read to the end: /proc files say they are empty
@@ -71,6 +78,9 @@ final class X11SharedPresentInteropTests: XCTestCase {
         let segs = sharedSegments(viewer.pid)
         XCTAssertTrue(segs.contains { $0.size >= fbBytes && $0.size < windowBytes && $0.rss >= fbBytes }, "framebuffer segment: \(segs)")
         XCTAssertLessThan(segs.reduce(0) { $0 + $1.rss }, fbBytes + windowBytes / 4, "resident shared memory: \(segs)")
+        // no text drawn yet: SDL2_ttf and the font libraries behind it are not mapped (CTTF)
+        XCTAssertFalse(mappedFiles(viewer.pid).contains { $0.contains("libSDL2_ttf") || $0.contains("libfreetype") },
+                       "text libraries mapped before any text")
 
         // the server changes its picture: damage shown from the same segment
         _ = try runTool("xsetroot", ["-solid", "#3366aa"], in: dir, environment: ["DISPLAY": server.displayName])
@@ -90,6 +100,7 @@ final class X11SharedPresentInteropTests: XCTestCase {
         XCTAssertTrue(poll(timeout: 5, interval: 0.2) {
             (try? captureDisplay(":\(local)", in: dir)).map { !compareImages($0, before).isEqual } ?? false
         }, "the menu on screen: \(viewer.logTail())")
+        XCTAssertTrue(mappedFiles(viewer.pid).contains { $0.contains("libSDL2_ttf-2.0.so.0") }, "SDL2_ttf opened for the menu")
         _ = try runTool("xdotool", ["key", "Escape"], in: dir, environment: ["DISPLAY": ":\(local)"])
         assertShowsServer(server, local: local, localSize: size, dir: dir, "after the menu")
     }

@@ -259,7 +259,8 @@ final class CredentialPromptTests: XCTestCase {
     func testPromptDrawsTitleFieldsAndBullets() throws {
         let c = try XCTUnwrap(Canvas(640, 400))
         let ov = Overlay(renderer: c.renderer)
-        try XCTSkipUnless(ov.text.available, "no font installed")
+        try XCTSkipUnless(TextRenderer.fontCandidates.contains { FileManager.default.isReadableFile(atPath: $0) }, "no font installed")
+        XCTAssertTrue(ov.text.available, "SDL2_ttf opened")
         let prompt = CredentialPrompt(.credentials(CredentialRequest(method: "Plain", needsUsername: true, server: "h:5900"), username: "u"))
         func brightIn(_ r: SDL_Rect) -> Int {
             SDL_SetRenderDrawColor(c.renderer, 0, 0, 0, 255)

@@ -126,7 +126,8 @@ final class RenderTests: XCTestCase {
     func testStatusTextRendersInThePanel() throws {
         let c = try XCTUnwrap(Canvas(480, 200))
         let ov = Overlay(renderer: c.renderer)
-        try XCTSkipUnless(ov.text.available, "no font installed")
+        try XCTSkipUnless(TextRenderer.fontCandidates.contains { FileManager.default.isReadableFile(atPath: $0) }, "no font installed")
+        XCTAssertTrue(ov.text.available, "SDL2_ttf opened")
         SDL_SetRenderDrawColor(c.renderer, 0, 0, 0, 255)
         SDL_RenderClear(c.renderer)
         let r = ov.status("Connecting to example.org…", hint: nil, outputWidth: 480, outputHeight: 200, scale: 1)
@@ -165,7 +166,8 @@ final class RenderTests: XCTestCase {
     func testMenuFitsASmallWindow() throws {
         let c = try XCTUnwrap(Canvas(64, 64))
         let ov = Overlay(renderer: c.renderer)
-        try XCTSkipUnless(ov.text.available, "no font installed")
+        try XCTSkipUnless(TextRenderer.fontCandidates.contains { FileManager.default.isReadableFile(atPath: $0) }, "no font installed")
+        XCTAssertTrue(ov.text.available, "SDL2_ttf opened")
         let m = ViewerMenu(fullscreen: false, scaling: .fit, viewOnly: false)
         let roomy = ov.layoutMenu(m, outputWidth: 2048, outputHeight: 1536, scale: 2)
         XCTAssertEqual(roomy.scale, 2)
@@ -182,7 +184,8 @@ final class RenderTests: XCTestCase {
     func testMenuDrawsEntriesAndSelection() throws {
         let c = try XCTUnwrap(Canvas(500, 420))
         let ov = Overlay(renderer: c.renderer)
-        try XCTSkipUnless(ov.text.available, "no font installed")
+        try XCTSkipUnless(TextRenderer.fontCandidates.contains { FileManager.default.isReadableFile(atPath: $0) }, "no font installed")
+        XCTAssertTrue(ov.text.available, "SDL2_ttf opened")
         var m = ViewerMenu(fullscreen: false, scaling: .fit, viewOnly: false)
         m.selected = 2
         SDL_SetRenderDrawColor(c.renderer, 0, 0, 0, 255)

@@ -1,10 +1,12 @@
 import CSDL2
-import CSDL2TTF
+import CTTF
 import Foundation
 import Interaction
 
-/// Real text with SDL2_ttf. The font is looked up at run time; without one the overlays still
-/// draw their panels and a line is logged once (failing soft). Main thread only.
+/// Real text with SDL2_ttf, opened at the first text drawn (CTTF: a window that never shows text
+/// never maps it and the font libraries behind it). The font is looked up at run time; without
+/// one, or without the library, the overlays still draw their panels and a line is logged once
+/// (failing soft). Main thread only.
 final class TextRenderer {
     /// DejaVu Sans comes with Debian's fonts-dejavu-core; the rest cover other distributions.
     static let fontCandidates = [
@@ -21,6 +23,8 @@ final class TextRenderer {
     private var fonts: [Int: OpaquePointer] = [:]
     private var cache: [String: (tex: OpaquePointer, w: Int32, h: Int32)] = [:]
     private var ttfStarted = false
+    /// SDL2_ttf was opened and started, or that failed (once).
+    private var ttfTried = false
     /// Rendered strings kept as textures; the status and menu need a few dozen at most.
     static let cacheLimit = 128
 
@@ -29,38 +33,54 @@ final class TextRenderer {
         path = candidates.first { FileManager.default.isReadableFile(atPath: $0) }
         if path == nil {
             FileHandle.standardError.write(Data("viewer: no font found (install fonts-dejavu-core); on-screen text is off\n".utf8))
-        } else if TTF_Init() == 0 {
+        }
+    }
+
+    deinit {
+        for (_, c) in cache { SDL_DestroyTexture(c.tex) }
+        for (_, f) in fonts { cttf_TTF_CloseFont(f) }
+        if ttfStarted { cttf_TTF_Quit() }
+    }
+
+    /// Whether text can be drawn (SDL2_ttf is opened to find out, if it was not yet).
+    var available: Bool {
+        if path != nil && !ttfTried { startTTF() }
+        return ttfStarted
+    }
+
+    /// Opens and starts SDL2_ttf the first time a font is needed.
+    private func startTTF() {
+        ttfTried = true
+        var why = [CChar](repeating: 0, count: 256)
+        if cttf_load(&why, why.count) != 0 {
+            let message = String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            FileHandle.standardError.write(Data("viewer: SDL2_ttf could not be opened (\(message)); on-screen text is off\n".utf8))
+        } else if cttf_TTF_Init() == 0 {
             ttfStarted = true
         } else {
             FileHandle.standardError.write(Data("viewer: TTF_Init failed: \(String(cString: SDL_GetError())); on-screen text is off\n".utf8))
         }
     }
 
-    deinit {
-        for (_, c) in cache { SDL_DestroyTexture(c.tex) }
-        for (_, f) in fonts { TTF_CloseFont(f) }
-        if ttfStarted { TTF_Quit() }
-    }
-
-    var available: Bool { ttfStarted }
-
     func font(_ px: Int) -> OpaquePointer? {
-        guard ttfStarted, let path else { return nil }
+        guard let path else { return nil }
+        if !ttfTried { startTTF() }
+        guard ttfStarted else { return nil }
         if let f = fonts[px] { return f }
-        guard let f = TTF_OpenFont(path, Int32(px)) else { return nil }
+        guard let f = cttf_TTF_OpenFont(path, Int32(px)) else { return nil }
         // wrapped lines (long error messages) centred under each other
-        TTF_SetFontWrappedAlign(f, Int32(TTF_WRAPPED_ALIGN_CENTER))
+        cttf_TTF_SetFontWrappedAlign(f, Int32(TTF_WRAPPED_ALIGN_CENTER))
         fonts[px] = f
         return f
     }
 
     /// Line height in pixels for a font size (an estimate without a font).
-    func lineHeight(_ px: Int) -> Int { font(px).map { Int(TTF_FontLineSkip($0)) } ?? px * 5 / 4 }
+    func lineHeight(_ px: Int) -> Int { font(px).map { Int(cttf_TTF_FontLineSkip($0)) } ?? px * 5 / 4 }
 
     func size(_ s: String, _ px: Int) -> (w: Int, h: Int) {
         guard let f = font(px), !s.isEmpty else { return (0, lineHeight(px)) }
         var w: Int32 = 0, h: Int32 = 0
-        TTF_SizeUTF8(f, s, &w, &h)
+        cttf_TTF_SizeUTF8(f, s, &w, &h)
         return (Int(w), Int(h))
     }
 
@@ -88,7 +108,7 @@ final class TextRenderer {
             for (_, t) in cache { SDL_DestroyTexture(t.tex) }
             cache.removeAll()
         }
-        let surf = wrap > 0 ? TTF_RenderUTF8_Blended_Wrapped(f, s, c, UInt32(wrap)) : TTF_RenderUTF8_Blended(f, s, c)
+        let surf = wrap > 0 ? cttf_TTF_RenderUTF8_Blended_Wrapped(f, s, c, UInt32(wrap)) : cttf_TTF_RenderUTF8_Blended(f, s, c)
         guard let surf else { return nil }
         defer { SDL_FreeSurface(surf) }
         guard let tex = SDL_CreateTextureFromSurface(renderer, surf) else { return nil }
