@@ -6,7 +6,8 @@
 /// fed whole (events, error, pixels). Flag bit 6 puts all rects in one update (rects in flight
 /// side by side, meeting overlaps and barriers), where a rect whose body is exactly 4 bytes is
 /// a CopyRect (its source may be a rect still on a worker); bit 7 gives the jobs in flight a
-/// 16 KiB budget (rects past it stay on the session thread).
+/// 16 KiB budget (rects past it stay on the session thread) and the viewer's other rules (the
+/// newest job held until the next rect or the input's end; ZRLE's cheap rects painted at home).
 let workerTargets: [FuzzTarget] = ([
     ("mt-rre", Encoding.rre, "RRE on worker threads: whole rects copied, subrect counts past the area kept home"),
     ("mt-corre", Encoding.coRRE, "CoRRE on worker threads"),
@@ -48,7 +49,7 @@ func runOnWorkers(_ encoding: Int32, _ data: UnsafeBufferPointer<UInt8>) {
     let one = drive(makeEngine(s), bytes, chunk: Int.max, record: true)
     s.decodeThreads = 3
     let e = makeEngine(s)
-    e.offloadEveryRect(budgetBytes: flags & 1 << 7 != 0 ? fuzzJobBudget : nil)
+    e.offloadEveryRect(budgetBytes: flags & 1 << 7 != 0 ? fuzzJobBudget : nil, viewerRules: flags & 1 << 7 != 0)
     let workers = drive(e, bytes, chunk: chunkSize(flags >> 3), record: true)
     if one.cut || workers.cut { return }
     // after a failure, rects behind the failed one may have drawn until the next barrier (the

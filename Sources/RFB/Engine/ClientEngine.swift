@@ -409,10 +409,18 @@ public final class ClientEngine {
     }
 
     /// Fuzzing only: every rect a worker can take goes to one however small (an update's last
-    /// too), and the jobs in flight may hold `budgetBytes` (default: the viewer's budget).
-    @_spi(Fuzzing) public func offloadEveryRect(budgetBytes: Int? = nil) {
-        jobs?.offloadEverything()
-        if let budgetBytes { jobs?.budgetBytes = budgetBytes }
+    /// too), and the jobs in flight may hold `budgetBytes` (default: the viewer's budget). With
+    /// `viewerRules` small rects still go, but the viewer's other rules hold: the newest job
+    /// waits for the next rect or the input's end, and ZRLE's cheap rects are painted at home.
+    @_spi(Fuzzing) public func offloadEveryRect(budgetBytes: Int? = nil, viewerRules: Bool = false) {
+        guard let o = jobs else { return }
+        let minWork = o.minWork
+        o.offloadEverything()
+        if viewerRules {
+            o.holdsNewest = true
+            o.minWork = minWork
+        }
+        if let budgetBytes { o.budgetBytes = budgetBytes }
     }
 
     // MARK: what was decoded
