@@ -314,6 +314,25 @@ final class ParallelDecodeTests: XCTestCase {
         XCTAssertEqual(two.framebuffer?.snapshotPixels(), one.framebuffer?.snapshotPixels())
     }
 
+    /// A Tight rect goes to a worker only when its data is worth it: a large two-colour rect (a
+    /// bit a pixel, text's usual form) paints on the session thread, a full-colour one does not.
+    func testTightRectsOfTwoColoursStayOnTheSessionThread() throws {
+        let z0 = Deflater(), z1 = Deflater()
+        let w = 256, h = 128
+        let bits = (0..<(w / 8 * h)).map { UInt8(truncatingIfNeeded: $0 &* 37) }
+        let mono = S.rect(0, 0, w, h, Encoding.tight,
+                          [0x40, 1, 1] + TightWire.rgb(0x102030) + TightWire.rgb(0xe0d0c0) + TightWire.data(bits, z0))
+        let full = S.rect(0, h, w, h, Encoding.tight, [0x10] + TightWire.data(picture(w, h, 5).flatMap(TightWire.rgb), z1))
+        let bytes = S.hello(w: w, h: 2 * h + 8)
+            + S.update([mono, full, fill(0, 2 * h, 8, 8, 0x102030)], count: 0xffff)
+            + S.rect(0, 0, 0, 0, Encoding.lastRect)
+        let one = engine(threads: 1), two = engine(threads: 2)
+        try one.feed(bytes)
+        try two.feed(bytes)
+        XCTAssertEqual(two.rectsOnWorkers, 1)
+        XCTAssertEqual(two.framebuffer?.snapshotPixels(), one.framebuffer?.snapshotPixels())
+    }
+
     /// Worker threads start with the first rect handed over and end with their engine, also one
     /// dropped with rects still queued: 40 engines leave no thread behind.
     func testWorkerThreadsEndWithTheirEngine() throws {

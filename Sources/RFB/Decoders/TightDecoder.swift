@@ -125,7 +125,10 @@ final class TightDecoder: OffloadingDecoder {
             }
             let compressed = try reader.bytes(length)
             applyResets(resets)
-            if let jobs, !rect.isEmpty, jobs.wants(rect.area, bytes: dataSize) {
+            // its size is known before inflating: a 1-bit palette rect of text paints faster
+            // than a hand-over takes, so only rects worth a worker go (as ZRLE's after inflating)
+            if let jobs, !rect.isEmpty, jobs.worthHanding(area: rect.area, bytes: dataSize),
+               jobs.wants(rect.area, bytes: dataSize) {
                 // inflated here, in stream order, into the job's buffer; painted on a worker
                 let colours = paletteBytes.map { Array(UnsafeBufferPointer(start: $0, count: paletteSize * tpx)) } ?? []
                 let job = jobs.makeJob(rect: rect, fb: fb, work: PaintWork(filter: filter, colours: colours,
