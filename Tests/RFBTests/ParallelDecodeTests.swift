@@ -304,14 +304,7 @@ final class ParallelDecodeTests: XCTestCase {
             let c = z.compress(tiles)
             return S.rect(0, y, 256, 128, Encoding.zrle, be32(c.count) + c)
         }
-        let bytes = S.hello(w: 256, h: 264)
-            + S.update([zrle(0, raw: false), zrle(128, raw: true), fill(0, 256, 8, 8, 0x102030)], count: 0xffff)
-            + S.rect(0, 0, 0, 0, Encoding.lastRect)
-        let one = engine(threads: 1), two = engine(threads: 2)
-        try one.feed(bytes)
-        try two.feed(bytes)
-        XCTAssertEqual(two.rectsOnWorkers, 1)
-        XCTAssertEqual(two.framebuffer?.snapshotPixels(), one.framebuffer?.snapshotPixels())
+        try assertOnlyTheCostlyRectHandedOver(zrle(0, raw: false), zrle(128, raw: true), width: 256, height: 128)
     }
 
     /// A Tight rect goes to a worker only when its data is worth it: a large two-colour rect (a
@@ -323,14 +316,22 @@ final class ParallelDecodeTests: XCTestCase {
         let mono = S.rect(0, 0, w, h, Encoding.tight,
                           [0x40, 1, 1] + TightWire.rgb(0x102030) + TightWire.rgb(0xe0d0c0) + TightWire.data(bits, z0))
         let full = S.rect(0, h, w, h, Encoding.tight, [0x10] + TightWire.data(picture(w, h, 5).flatMap(TightWire.rgb), z1))
+        try assertOnlyTheCostlyRectHandedOver(mono, full, width: w, height: h)
+    }
+
+    /// `cheap` (a `width`x`height` rect at the top) and `costly` (one as large below it), then a
+    /// small rect, in an update LastRect ends: with two threads only `costly` goes to a worker
+    /// (the small one is last), and the pixels are one thread's.
+    func assertOnlyTheCostlyRectHandedOver(_ cheap: [UInt8], _ costly: [UInt8], width w: Int, height h: Int,
+                                           file: StaticString = #filePath, line: UInt = #line) throws {
         let bytes = S.hello(w: w, h: 2 * h + 8)
-            + S.update([mono, full, fill(0, 2 * h, 8, 8, 0x102030)], count: 0xffff)
+            + S.update([cheap, costly, fill(0, 2 * h, 8, 8, 0x102030)], count: 0xffff)
             + S.rect(0, 0, 0, 0, Encoding.lastRect)
         let one = engine(threads: 1), two = engine(threads: 2)
         try one.feed(bytes)
         try two.feed(bytes)
-        XCTAssertEqual(two.rectsOnWorkers, 1)
-        XCTAssertEqual(two.framebuffer?.snapshotPixels(), one.framebuffer?.snapshotPixels())
+        XCTAssertEqual(two.rectsOnWorkers, 1, file: file, line: line)
+        XCTAssertEqual(two.framebuffer?.snapshotPixels(), one.framebuffer?.snapshotPixels(), file: file, line: line)
     }
 
     /// Worker threads start with the first rect handed over and end with their engine, also one
