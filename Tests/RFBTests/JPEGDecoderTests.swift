@@ -30,12 +30,12 @@ final class JPEGDecoderTests: XCTestCase {
             let d = JPEGRectDecoder()
             XCTAssertEqual(try runDecoder(d, rect: rect, bytes: a + [0xaa], fb: fb, pf: PixelConverter(format: .native), chunk: chunk), 1,
                            "the byte after EOI is not the rect's")
-            XCTAssertEqual((0..<8).flatMap { y in (0..<16).map { fb.pixels[(y + 1) * 20 + 2 + $0] } }, refA.map { $0 & 0xff_ffff })
+            XCTAssertEqual((0..<8).flatMap { y in (0..<16).map { fb.pixels[(y + 1) * 20 + 2 + $0] & 0xff_ffff } }, refA.map { $0 & 0xff_ffff })
             // same tables (same quality): the second rect may leave them out
             let bare = strippedOfTables(b)
             XCTAssertLessThan(bare.count, b.count)
             XCTAssertEqual(try runDecoder(d, rect: rect, bytes: bare, fb: fb, pf: PixelConverter(format: .native), chunk: chunk), 0)
-            XCTAssertEqual((0..<8).flatMap { y in (0..<16).map { fb.pixels[(y + 1) * 20 + 2 + $0] } }, refB.map { $0 & 0xff_ffff })
+            XCTAssertEqual((0..<8).flatMap { y in (0..<16).map { fb.pixels[(y + 1) * 20 + 2 + $0] & 0xff_ffff } }, refB.map { $0 & 0xff_ffff })
         }
     }
 
@@ -70,7 +70,7 @@ final class JPEGDecoderTests: XCTestCase {
         let (b, refB) = makeJPEG(picture(24, 16, 77), w: 24, h: 16)
         let bare = strippedOfTables(b)
         let rect = Rect(x: 1, y: 2, w: 24, h: 16)
-        func pixels(_ fb: Framebuffer) -> [UInt32] { (0..<16).flatMap { y in (0..<24).map { fb.pixels[(y + 2) * 30 + 1 + $0] } } }
+        func pixels(_ fb: Framebuffer) -> [UInt32] { (0..<16).flatMap { y in (0..<24).map { fb.pixels[(y + 2) * 30 + 1 + $0] & 0xff_ffff } } }
         for k in 0...a.count {
             let fb = Framebuffer(width: 30, height: 20)
             let d = JPEGRectDecoder()
@@ -106,7 +106,7 @@ final class JPEGDecoderTests: XCTestCase {
         let (j, ref) = makeJPEG(picture(big.0, big.1, 3), w: big.0, h: big.1)
         let fb = Framebuffer(width: 330, height: 250)
         try runDecoder(JPEGRectDecoder(), rect: Rect(x: 5, y: 7, w: big.0, h: big.1), bytes: j, fb: fb, chunk: 1000)
-        XCTAssertEqual((0..<big.1).flatMap { y in (0..<big.0).map { fb.pixels[(y + 7) * 330 + 5 + $0] } }, ref.map { $0 & 0xff_ffff })
+        XCTAssertEqual((0..<big.1).flatMap { y in (0..<big.0).map { fb.pixels[(y + 7) * 330 + 5 + $0] & 0xff_ffff } }, ref.map { $0 & 0xff_ffff })
         XCTAssertEqual(fb.pixels[6 * 330 + 5], 0, "outside the rect untouched")
         XCTAssertEqual(fb.pixels[7 * 330 + 4], 0, "outside the rect untouched")
     }

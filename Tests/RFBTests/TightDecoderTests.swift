@@ -192,10 +192,19 @@ final class TightDecoderTests: XCTestCase {
         let rect = Rect(x: 3, y: 2, w: 16, h: 8)
         let out = try decodeBothWays({ TightDecoder() }, rect: rect,
                                      bytes: [0x90] + TightWire.compact(jpeg.count) + jpeg, fbSize: (24, 12))
-        // identical to TurboJPEG's own decoding; the framebuffer's X byte is kept zero
+        // identical to TurboJPEG's own decoding (in the low 24 bits: see Framebuffer)
         XCTAssertEqual(region(out, fbW: 24, rect), ref.map { $0 & 0x00ff_ffff })
         XCTAssertEqual(out.filter { $0 != 0 }.count <= 16 * 8, true, "nothing written outside the rect")
         XCTAssertEqual(out[0], 0); XCTAssertEqual(out[2 * 24 + 2], 0); XCTAssertEqual(out[2 * 24 + 19], 0)
+    }
+
+    /// A framebuffer pixel's top byte means nothing (JPEG rects leave TurboJPEG's 0xff there,
+    /// rather than make a second pass over the rect): snapshots give 0x00RRGGBB.
+    func testSnapshotsGiveTheLowTwentyFourBits() {
+        let fb = Framebuffer(width: 2, height: 1)
+        fb.pixels[0] = 0xff12_3456
+        fb.pixels[1] = 0x0065_4321
+        XCTAssertEqual(fb.snapshotPixels(), [0x12_3456, 0x65_4321])
     }
 
     func testStreamResetBits() throws {

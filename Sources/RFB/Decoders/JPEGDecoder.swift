@@ -107,11 +107,6 @@ final class JPEGRectDecoder: RectDecoder {
         if rect.area <= JPEGRectDecoder.directPixels {
             try fb.lock.withWriterLock {
                 try run(h, data, into: UnsafeMutableRawPointer(fb.row(rect.y) + rect.x), pitch: fb.width * 4, rect: rect)
-                // TurboJPEG fills the X byte with 0xff; the framebuffer's pixels keep it zero
-                for row in 0..<rect.h {
-                    let d = fb.row(rect.y + row) + rect.x
-                    for x in 0..<rect.w { d[x] &= 0x00ff_ffff }
-                }
             }
             return
         }
@@ -123,13 +118,12 @@ final class JPEGRectDecoder: RectDecoder {
             let band = fb.bandRows(rect.w)
             for row in 0..<rect.h {
                 if row > 0 && row % band == 0 { fb.lock.yieldToReaders() }
-                let s = px + row * rect.w, d = fb.row(rect.y + row) + rect.x
-                for x in 0..<rect.w { d[x] = s[x] & 0x00ff_ffff }
+                (fb.row(rect.y + row) + rect.x).update(from: px + row * rect.w, count: rect.w)
             }
         }
     }
 
-    /// TurboJPEG's decode into BGRX rows (the framebuffer's 0x00RRGGBB little-endian layout).
+    /// TurboJPEG's decode into BGRX rows (the framebuffer's XRGB little-endian layout, X 0xff).
     private func run(_ h: tjhandle, _ data: UnsafeBufferPointer<UInt8>, into dst: UnsafeMutableRawPointer, pitch: Int, rect: Rect) throws {
         let token = probe?.enter(.turboJPEG)
         let rc = tjDecompress2(h, data.baseAddress, UInt(data.count), dst.assumingMemoryBound(to: UInt8.self),

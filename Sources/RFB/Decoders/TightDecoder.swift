@@ -316,7 +316,8 @@ final class TightDecoder: OffloadingDecoder {
             deferredLastRect = true
             return
         }
-        // Straight into the framebuffer: BGRX in memory is its 0x00RRGGBB little-endian layout.
+        // Straight into the framebuffer: BGRX in memory is its XRGB little-endian layout (the X
+        // byte 0xff, left so: see Framebuffer).
         let dst = UnsafeMutableRawPointer(fb.row(rect.y) + rect.x).assumingMemoryBound(to: UInt8.self)
         let token = probe?.enter(.turboJPEG)
         let rc = tjDecompress2(handle, data, UInt(length), dst, Int32(w), Int32(fb.width * 4), Int32(h), Int32(TJPF_BGRX.rawValue), 0)
@@ -324,11 +325,6 @@ final class TightDecoder: OffloadingDecoder {
         // Warnings (e.g. a truncated scan) still leave an image, as TigerVNC accepts them.
         if rc != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
             throw ProtocolError("Tight rect \(rect): JPEG decoding failed (\(jpegError(handle)))")
-        }
-        // TurboJPEG fills the X byte with 0xff; the framebuffer's pixels keep it zero.
-        for row in 0..<rect.h {
-            let d = fb.row(rect.y + row) + rect.x
-            for x in 0..<rect.w { d[x] &= 0x00ff_ffff }
         }
     }
 
@@ -376,7 +372,7 @@ extension TightDecoder {
 
         func draw(_ r: Rect, into fb: Framebuffer, from data: UnsafeMutablePointer<UInt8>, length: Int) throws {
             try handles.borrow(unavailable: ProtocolError("Tight rect \(r): could not start the JPEG decompressor")) { h in
-                // BGRX in memory is the framebuffer's 0x00RRGGBB layout
+                // BGRX in memory is the framebuffer's XRGB layout (the X byte left 0xff: see Framebuffer)
                 let dst = UnsafeMutableRawPointer(fb.row(r.y) + r.x).assumingMemoryBound(to: UInt8.self)
                 let rc = tjDecompress2(h, data, UInt(length), dst, Int32(r.w), Int32(fb.width * 4),
                                        Int32(r.h), Int32(TJPF_BGRX.rawValue), 0)
@@ -384,11 +380,6 @@ extension TightDecoder {
                 if rc != 0 && tjGetErrorCode(h) != Int32(TJERR_WARNING.rawValue) {
                     let why = tjGetErrorStr2(h).map { String(cString: $0) } ?? "unknown error"
                     throw ProtocolError("Tight rect \(r): JPEG decoding failed (\(why))")
-                }
-                // TurboJPEG fills the X byte with 0xff; the framebuffer's pixels keep it zero
-                for y in r.y..<r.maxY {
-                    let p = fb.row(y) + r.x
-                    for i in 0..<r.w { p[i] &= 0x00ff_ffff }
                 }
             }
         }
