@@ -54,6 +54,6 @@ for f in "${files[@]}"; do
   d=$(ANCHOR_NAME=farcast ANCHOR_CMD="$V 127.0.0.1::{PORT} $PIN" measure default "$f" bash $TOOLS/measure_anchor.sh "$f" cmd "$RUNS")
   s=$(ANCHOR_NAME=farcast ANCHOR_CMD="env SDL_RENDER_DRIVER=software $V 127.0.0.1::{PORT} $PIN" measure software "$f" bash $TOOLS/measure_anchor.sh "$f" cmd "$RUNS")
   g=$(ANCHOR_NAME=farcast ANCHOR_CMD="env SDL_RENDER_DRIVER=opengl $V 127.0.0.1::{PORT} $PIN" measure opengl "$f" bash $TOOLS/measure_anchor.sh "$f" cmd "$RUNS")
-  r=$(/usr/bin/python3 -c "import sys; a, b = sys.argv[1:]; print('%.2f' % (float(a) / float(b)) if '-' not in (a, b) and float(b) > 0 else '-')" "$d" "$t")
+  r=$(/usr/bin/python3 -c "import sys; a, b = sys.argv[1:]; ok = all(v.replace('.', '', 1).isdigit() for v in (a, b)); print('%.2f' % (float(a) / float(b)) if ok and float(b) > 0 else '-')" "$d" "$t")
   printf '%-40s %7s %9s %9s %9s %9s %9s %7s\n' "$n" "$(updates "$f")" "$t" "$l" "$d" "$s" "$g" "$r"
 done

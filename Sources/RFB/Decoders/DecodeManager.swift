@@ -93,8 +93,8 @@ final class DecodeManager: @unchecked Sendable {
     var holdsNewest = true
     /// The newest job, not handed over yet (also in `pending`).
     private var held: Job?
-    /// A job whose size was known only once its bytes were made (ZRLE's inflated tiles) goes to
-    /// a worker only if its decode is worth more than this (`worthHanding`): a large rect of
+    /// A job whose cost shows only in its bytes (ZRLE's inflated tiles, Tight's basic rects) goes
+    /// to a worker only if its decode is worth more than this (`worthHanding`): a large rect of
     /// solid tiles paints in a few µs, less than the hand-over costs (about 6 µs of CPU a rect
     /// measured on the paced 1440p replay, whose rects were all slower with a worker).
     var minWork = 64 * 1024
