@@ -108,6 +108,32 @@ final class H264StreamTests: XCTestCase {
         try check(t, rect: Rect(x: 0, y: 0, w: 128, h: 80), groups: [0..<2, 2..<3, 3..<4])
     }
 
+    /// A frame exactly its rect's size, 4:2:0, in 16-pixel groups on 64-byte aligned rows is
+    /// converted straight into the framebuffer: FFmpeg's pixels, and nothing outside the rect
+    /// touched (swscale writes rows in groups). One not in whole groups goes through scratch.
+    func testFramesConvertedInPlaceMatchFFmpegAndStayInTheirRect() throws {
+        let s = try FFmpeg.encode("testsrc2", w: 64, h: 48, frames: 4, name: "inplace", x264: ["-x264-params", "slices=2"])
+        let t = try FFmpeg.encode("mandelbrot", w: 56, h: 48, frames: 2, name: "notinplace")
+        let fb = Framebuffer(width: 144, height: 64, allocator: AlignedPixels())
+        let sentinel: UInt32 = 0x00ab_cdef
+        fb.fill(Rect(x: 0, y: 0, w: 144, h: 64), sentinel)
+        let r = Rect(x: 16, y: 8, w: 64, h: 48), q = Rect(x: 80, y: 8, w: 56, h: 48)
+        let d = H264Decoder()
+        for i in 0..<4 {
+            try runDecoder(d, rect: r, bytes: OpenH264.payload(s.frames[i]), fb: fb)
+            if i < 2 { try runDecoder(d, rect: q, bytes: OpenH264.payload(t.frames[i]), fb: fb) }
+            let px = fb.snapshotPixels()
+            XCTAssertEqual(region(px, fbw: 144, r), s.reference[i], "frame \(i) in place")
+            XCTAssertEqual(region(px, fbw: 144, q), t.reference[min(i, 1)], "frame \(min(i, 1)) through scratch")
+            for y in 0..<64 {
+                for x in 0..<144 where !r.intersects(Rect(x: x, y: y, w: 1, h: 1)) && !q.intersects(Rect(x: x, y: y, w: 1, h: 1)) {
+                    XCTAssertEqual(px[y * 144 + x], sentinel, "pixel \(x),\(y) outside the rects")
+                }
+            }
+        }
+        XCTAssertEqual(d.framesConvertedInPlace, 4)
+    }
+
     func testSameSizeContextsAtDifferentPlaces() throws {
         // three 64x48 streams at three places: each place is its own context, whatever the size
         let a = try FFmpeg.encode("testsrc2", w: 64, h: 48, frames: 6, name: "placeA", x264: ["-x264-params", "slices=4"])
@@ -145,4 +171,12 @@ final class H264StreamTests: XCTestCase {
         XCTAssertEqual(region(px, fbw: 96, ra), a.reference[5])
         XCTAssertEqual(region(px, fbw: 96, rb), b.reference[5])
     }
+}
+
+/// Pixels on 64-byte boundaries, as shared memory's pages are (the heap's are 16).
+private struct AlignedPixels: PixelAllocator {
+    func allocate(_ count: Int) -> UnsafeMutablePointer<UInt32> {
+        UnsafeMutableRawPointer.allocate(byteCount: count * 4, alignment: 64).bindMemory(to: UInt32.self, capacity: count)
+    }
+    func deallocate(_ pixels: UnsafeMutablePointer<UInt32>, count: Int) { pixels.deallocate() }
 }

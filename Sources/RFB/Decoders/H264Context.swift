@@ -204,9 +204,23 @@ final class H264Context {
         "\(picturesHeld) pictures of \(pictureBytes >> 10) KiB, \(spsSeen.count) SPS and \(ppsSeen.count) PPS"
     }
 
-    /// The newest decoded frame (if any) converted into `scratch` whole, then dropped: where
-    /// its first pixel is and its row stride in pixels. Nil when the data held no picture.
-    func convertLatest(scratch: ScratchBuffer) throws -> (pixels: UnsafeMutablePointer<UInt32>, stride: Int)? {
+    /// Where `convertLatest` put a frame.
+    enum Converted {
+        /// In the scratch buffer, whole: its first pixel and row stride in pixels, for the
+        /// caller to copy the rect from.
+        case scratch(UnsafeMutablePointer<UInt32>, stride: Int)
+        /// Straight into the rect in the framebuffer, under its lock.
+        case framebuffer
+    }
+
+    /// Frames of at most this many pixels (1080p) may be converted straight into the
+    /// framebuffer: about a millisecond of its lock (larger ones go through scratch, copied in
+    /// bands that let the front end in).
+    static let inPlacePixels = 1920 * 1088
+
+    /// The newest decoded frame (if any) converted, then dropped: into the framebuffer when
+    /// `convertsInPlace` allows, else into `scratch`. Nil when the data held no picture.
+    func convertLatest(scratch: ScratchBuffer, fb: Framebuffer) throws -> Converted? {
         guard let newest = latest, newest.pointee.width > 0 else { return nil }
         defer { cav_av_frame_unref(newest) }
         var src = newest
@@ -222,14 +236,44 @@ final class H264Context {
         guard fw >= rect.w && fh >= rect.h else {
             throw ProtocolError("H.264 rect \(rect): the decoded frame is \(fw)x\(fh), smaller than the rect")
         }
+        if convertsInPlace(AVPixelFormat(rawValue: src.pointee.format), width: fw, height: fh, fb: fb) {
+            try convert(src, width: fw, height: fh,
+                        into: UnsafeMutableRawPointer(fb.row(rect.y) + rect.x), pitch: fb.width * 4, lock: fb.lock)
+            return .framebuffer
+        }
         return try convert(src, width: fw, height: fh, scratch: scratch)
+    }
+
+    /// Converting straight into the framebuffer skips a pass that read the whole frame back
+    /// from memory (swscale's stores are non-temporal): 18 % of a 1080p stream's decode. Only
+    /// where nothing outside the rect can be written: a frame exactly the rect's size (no crop),
+    /// 4:2:0 (swscale's yuv2rgb, which writes rows in groups of 8 pixels: whole 16-pixel groups
+    /// here), rows 64-byte aligned as in scratch, and at most `inPlacePixels`.
+    private func convertsInPlace(_ fmt: AVPixelFormat, width fw: Int, height fh: Int, fb: Framebuffer) -> Bool {
+        guard fw == rect.w, fh == rect.h, rect.area <= H264Context.inPlacePixels, rect.w % 16 == 0,
+              fmt == AV_PIX_FMT_YUV420P || fmt == AV_PIX_FMT_YUVJ420P,
+              fb.contains(rect), (fb.width * 4) % 64 == 0 else { return false }
+        return Int(bitPattern: fb.row(rect.y) + rect.x) % 64 == 0
     }
 
     /// The whole frame into `scratch`: converting the whole frame is what FFmpeg does before
     /// any crop, and a scratch buffer of our own keeps swscale's SIMD row ends (it writes whole
     /// groups of 8 pixels) out of the framebuffer.
     private func convert(_ f: UnsafeMutablePointer<AVFrame>, width fw: Int, height fh: Int,
-                         scratch: ScratchBuffer) throws -> (pixels: UnsafeMutablePointer<UInt32>, stride: Int) {
+                         scratch: ScratchBuffer) throws -> Converted {
+        let stride = (fw + 15) & ~15    // pixels; room for whole SIMD groups
+        scratch.reserve(stride * 4 * fh + 64)
+        // 64-byte aligned rows for swscale's vector stores
+        let base = UnsafeMutableRawPointer(scratch.pointer)
+        let aligned = base + ((64 - Int(bitPattern: base) & 63) & 63)
+        try convert(f, width: fw, height: fh, into: aligned, pitch: stride * 4, lock: nil)
+        return .scratch(aligned.assumingMemoryBound(to: UInt32.self), stride: stride)
+    }
+
+    /// The whole frame into rows `pitch` bytes apart from `dst`, holding `lock` (if any) while
+    /// swscale writes.
+    private func convert(_ f: UnsafeMutablePointer<AVFrame>, width fw: Int, height fh: Int,
+                         into dst0: UnsafeMutableRawPointer, pitch: Int, lock: FramebufferLock?) throws {
         let fmt = AVPixelFormat(rawValue: f.pointee.format)
         sws = cav_sws_getCachedContext(sws, Int32(fw), Int32(fh), fmt, Int32(fw), Int32(fh), AV_PIX_FMT_BGR0,
                                    SWS_BICUBIC, nil, nil, nil)
@@ -238,13 +282,8 @@ final class H264Context {
             throw ProtocolError("H.264 rect \(rect): cannot convert \(name) frames to RGB")
         }
         setColourspace(s, f)
-        let stride = (fw + 15) & ~15    // pixels; room for whole SIMD groups
-        scratch.reserve(stride * 4 * fh + 64)
-        // 64-byte aligned rows for swscale's vector stores
-        let base = UnsafeMutableRawPointer(scratch.pointer)
-        let aligned = base + ((64 - Int(bitPattern: base) & 63) & 63)
-        var dst: [UnsafeMutablePointer<UInt8>?] = [aligned.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
-        var dstStride: [Int32] = [Int32(stride * 4), 0, 0, 0]
+        var dst: [UnsafeMutablePointer<UInt8>?] = [dst0.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
+        var dstStride: [Int32] = [Int32(pitch), 0, 0, 0]
         let srcData: [UnsafePointer<UInt8>?] = withUnsafeBytes(of: &f.pointee.data) { raw in
             (0..<4).map { UnsafePointer(raw.load(fromByteOffset: $0 * MemoryLayout<UnsafeMutablePointer<UInt8>?>.stride,
                                                  as: UnsafeMutablePointer<UInt8>?.self)) }
@@ -252,11 +291,11 @@ final class H264Context {
         let srcStride: [Int32] = withUnsafeBytes(of: &f.pointee.linesize) { raw in
             (0..<4).map { raw.load(fromByteOffset: $0 * 4, as: Int32.self) }
         }
-        let rows = cav_sws_scale(s, srcData, srcStride, 0, Int32(fh), &dst, &dstStride)
+        let rows = lock.map { $0.withWriterLock { cav_sws_scale(s, srcData, srcStride, 0, Int32(fh), &dst, &dstStride) } }
+            ?? cav_sws_scale(s, srcData, srcStride, 0, Int32(fh), &dst, &dstStride)
         guard rows == Int32(fh) else {
             throw ProtocolError("H.264 rect \(rect): colour conversion of the \(fw)x\(fh) frame failed")
         }
-        return (aligned.assumingMemoryBound(to: UInt32.self), stride)
     }
 
     /// The frame's signalled matrix and range, as FFmpeg's scale filter reads them; streams

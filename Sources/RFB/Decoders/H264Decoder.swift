@@ -51,6 +51,8 @@ final class H264Decoder: CancellableDecoder {
     private var contexts: [H264Context] = []
     private var tick: UInt64 = 0
     private let scratch = ScratchBuffer()
+    /// Frames converted straight into the framebuffer rather than through `scratch` (tests).
+    private(set) var framesConvertedInPlace = 0
     private var input: [UInt8] = []
     private var hwDevice: UnsafeMutablePointer<AVBufferRef>?
     private var hwTried = false
@@ -123,16 +125,15 @@ final class H264Decoder: CancellableDecoder {
         let pictures = try decodeUnits(data, count: length, ctx: ctx, rect: rect, fb: fb)
         extraWork = max(0, pictures - 1) * rect.area
         try fitMemory(keeping: ctx, fb: fb)
-        guard let frame = try ctx.convertLatest(scratch: scratch) else { return }
+        let converted = try ctx.convertLatest(scratch: scratch, fb: fb)
+        if case .framebuffer = converted { framesConvertedInPlace += 1 }
+        guard case .scratch(let pixels, let stride) = converted else { return }
         // only the copy into the rect holds the lock; the front end may read between bands
         fb.lock.withWriterLock {
             let band = fb.bandRows(rect.w)
             for y in 0..<rect.h {
                 if y > 0 && y % band == 0 { fb.lock.yieldToReaders() }
-                let s = frame.pixels + y * frame.stride
-                let d = fb.row(rect.y + y) + rect.x
-                // the framebuffer's pixels keep their top byte zero
-                for x in 0..<rect.w { d[x] = s[x] & 0x00ff_ffff }
+                (fb.row(rect.y + y) + rect.x).update(from: pixels + y * stride, count: rect.w)
             }
         }
     }
