@@ -134,6 +134,7 @@ public final class ViewerWindow {
         // before SDL_Init: SDL chains to the handler it finds and puts it back before closing
         // its X connections, which is when a stale wake-up's error is read
         StaleWakeups.ignore()
+        ComposeCache.use()
         // the connection and its handshake go on while SDL and the window start (with -v on
         // Xvfb: the server ready at 262 ms, the window made at 355 ms); nothing is woken until
         // the loop can be

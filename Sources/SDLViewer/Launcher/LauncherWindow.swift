@@ -69,6 +69,7 @@ public final class LauncherWindow {
     func open() throws {
         SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0")
         StaleWakeups.ignore()  // see ViewerWindow.run
+        ComposeCache.use()
         guard SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) == 0 else { throw ViewerWindow.sdlError("SDL_Init") }
         let flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_ALLOW_HIGHDPI.rawValue
         let pos = Int32(SDL_WINDOWPOS_CENTERED_MASK)

@@ -164,11 +164,7 @@ public struct RecentConnections: Sendable {
 
 /// A small picture of a session's last screen, per address: `$XDG_CACHE_HOME/farcast/thumbnails`.
 public enum SessionThumbnails {
-    public static func directory(env: [String: String]) -> String {
-        let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        let cache = env["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.cache"
-        return cache + "/farcast/thumbnails"
-    }
+    public static func directory(env: [String: String]) -> String { CacheDirectory.path(env: env) + "/thumbnails" }
 
     /// FNV-1a of the address: a file name that says nothing about the host to a directory listing.
     public static func path(for address: String, env: [String: String]) -> String {

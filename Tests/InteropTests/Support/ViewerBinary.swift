@@ -33,14 +33,18 @@ extension XCTestCase {
 extension XCTestCase {
     /// The real viewer in an SDL window on X `display`, connected to the harness server on
     /// `port` with Raw (exact pixels), stopped in teardown. Returns once the window carries the
-    /// harness desktop's name (the session is ready).
+    /// harness desktop's name (the session is ready). `user`: run as that user (setpriv).
     func startViewerWindow(port: Int, display: String, dir: URL, _ args: [String] = [], name: String = "viewer",
-                           environment: [String: String] = [:],
+                           environment: [String: String] = [:], user: String? = nil,
                            file: StaticString = #filePath, line: UInt = #line) throws -> ChildProcess {
         let env = ["DISPLAY": display, "SDL_VIDEODRIVER": "x11"].merging(environment) { $1 }
-        let v = try ChildProcess(name: name, executable: viewerPath,
-                                 arguments: ["127.0.0.1::\(port)", "--encodings", "raw", "-v"] + args,
-                                 logURL: dir.appendingPathComponent("\(name).log"), environment: env)
+        let viewerArgs = ["127.0.0.1::\(port)", "--encodings", "raw", "-v"] + args
+        let v = try user.map { u in
+            try ChildProcess(name: name, executable: InteropTools.need("setpriv"),
+                             arguments: ["--reuid", u, "--regid", u, "--init-groups", "--", viewerPath] + viewerArgs,
+                             logURL: dir.appendingPathComponent("\(name).log"), environment: env)
+        } ?? ChildProcess(name: name, executable: viewerPath, arguments: viewerArgs,
+                          logURL: dir.appendingPathComponent("\(name).log"), environment: env)
         addTeardownBlock { v.stop() }
         let ready = poll(timeout: 20) {
             guard let r = try? runTool("xdotool", ["search", "--name", "farcast-interop"], in: dir,
