@@ -25,6 +25,7 @@ final class ComposeCacheTests: XCTestCase {
         let h = try home()
         XCTAssertNil(ComposeCache.directory(env: ["HOME": h]), "no X display: nothing made")
         XCTAssertNil(ComposeCache.directory(env: ["HOME": h, "DISPLAY": ":5", "XCOMPOSECACHE": h + "/mine"]))
+        XCTAssertNil(ComposeCache.directory(env: ["HOME": h, "DISPLAY": ":5", "XCOMPOSECACHE": ""]), "set empty: the user's choice")
         try FileManager.default.createDirectory(atPath: h + "/.compose-cache", withIntermediateDirectories: false)
         XCTAssertNil(ComposeCache.directory(env: ["HOME": h, "DISPLAY": ":5"]), "libX11's own ~/.compose-cache")
         XCTAssertFalse(FileManager.default.fileExists(atPath: h + "/.cache/farcast/compose"))

@@ -19,7 +19,8 @@ enum ComposeCache {
     /// libX11's own, or ours cannot be made.
     static func directory(env: [String: String]) -> String? {
         guard let display = env["DISPLAY"], !display.isEmpty else { return nil }
-        if let chosen = env["XCOMPOSECACHE"], !chosen.isEmpty { return nil }
+        // set at all, even empty, is the user's choice (libX11 reads it as it is)
+        if env["XCOMPOSECACHE"] != nil { return nil }
         let fm = FileManager.default
         if let home = env["HOME"], !home.isEmpty, fm.fileExists(atPath: home + "/.compose-cache") { return nil }
         let dir = CacheDirectory.path(env: env) + "/compose"
