@@ -26,17 +26,21 @@ final class ReusedPixels: PixelAllocator, @unchecked Sendable {
 
     func allocate(_ n: Int) -> UnsafeMutablePointer<UInt32> {
         let bytes = n * MemoryLayout<UInt32>.stride
-        guard n <= ReusedPixels.capacity else {
-            guard let p = malloc(bytes) else { fatalError("fuzzing: out of memory") }
-            return p.assumingMemoryBound(to: UInt32.self)
-        }
+        guard n <= ReusedPixels.capacity else { return ReusedPixels.aligned(bytes) }
         let kept = lock.locked { spare.popLast() }
-        guard let p = kept ?? calloc(ReusedPixels.capacity, MemoryLayout<UInt32>.stride)?.assumingMemoryBound(to: UInt32.self) else {
-            fatalError("fuzzing: out of memory")
-        }
+        let p = kept ?? ReusedPixels.aligned(ReusedPixels.capacity * MemoryLayout<UInt32>.stride)
         asanUnpoison(p, bytes)
         asanPoison(p + n, (ReusedPixels.capacity - n) * MemoryLayout<UInt32>.stride)
         return p
+    }
+
+    /// Zeroed pixels on a 64-byte boundary, as shared memory's pages are: the paths that write
+    /// straight into aligned rows (H.264's in-place conversion) run here too.
+    private static func aligned(_ bytes: Int) -> UnsafeMutablePointer<UInt32> {
+        var p: UnsafeMutableRawPointer?
+        guard posix_memalign(&p, 64, bytes) == 0, let p else { fatalError("fuzzing: out of memory") }
+        memset(p, 0, bytes)
+        return p.assumingMemoryBound(to: UInt32.self)
     }
 
     func deallocate(_ p: UnsafeMutablePointer<UInt32>, count n: Int) {
