@@ -247,10 +247,11 @@ final class H264Context {
     /// Converting straight into the framebuffer skips a pass that read the whole frame back
     /// from memory (swscale's stores are non-temporal): 18 % of a 1080p stream's decode. Only
     /// where nothing outside the rect can be written: a frame exactly the rect's size (no crop),
-    /// 4:2:0 (swscale's yuv2rgb, which writes rows in groups of 8 pixels: whole 16-pixel groups
-    /// here), rows 64-byte aligned as in scratch, and at most `inPlacePixels`.
+    /// 4:2:0 (swscale's yuv2rgb, which writes rows in groups of 8 pixels, and row pairs: whole
+    /// 16-pixel groups and an even height here), rows 64-byte aligned as in scratch, and at most
+    /// `inPlacePixels`.
     private func convertsInPlace(_ fmt: AVPixelFormat, width fw: Int, height fh: Int, fb: Framebuffer) -> Bool {
-        guard fw == rect.w, fh == rect.h, rect.area <= H264Context.inPlacePixels, rect.w % 16 == 0,
+        guard fw == rect.w, fh == rect.h, rect.area <= H264Context.inPlacePixels, rect.w % 16 == 0, rect.h % 2 == 0,
               fmt == AV_PIX_FMT_YUV420P || fmt == AV_PIX_FMT_YUVJ420P,
               fb.contains(rect), (fb.width * 4) % 64 == 0 else { return false }
         return Int(bitPattern: fb.row(rect.y) + rect.x) % 64 == 0
